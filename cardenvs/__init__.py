@@ -1,0 +1,25 @@
+"""cardenvs: five card games as exact, fast PettingZoo AEC environments and batched environments.
+
+Quick start::
+
+    import cardenvs
+    env = cardenvs.env("slabberjan_v0", num_players=5)
+    env.reset(seed=0)
+    for agent in env.agent_iter():
+        obs, reward, terminated, truncated, info = env.last()
+        action = None if terminated or truncated else int(obs["action_mask"].nonzero()[0][0])
+        env.step(action)
+
+    venv = cardenvs.vector_env("slabberjan_v0", num_envs=4096, num_players=5)
+    obs, mask, player = venv.reset(seed=0)
+    obs, mask, player, rewards, terminated, truncated = venv.step(venv.sample_actions())
+
+Module style works too: ``from cardenvs import slabberjan_v0; slabberjan_v0.env(num_players=5)``.
+"""
+
+from cardenvs.core.errors import IllegalActionError
+from cardenvs.core.registry import available_envs, env, get_game, raw_env, vector_env
+from cardenvs.core.rng import game_seed
+
+__all__ = ["IllegalActionError", "available_envs", "env", "game_seed", "get_game", "raw_env", "vector_env"]
+__version__ = "0.1.0"

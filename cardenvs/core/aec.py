@@ -1,0 +1,278 @@
+"""The one generic PettingZoo AEC environment that serves every cardenvs game.
+
+The env holds a single state record and calls the game's compiled rule functions on it. It adds, without
+PettingZoo's wrapper stack and its per-step cost, the protections of the classic ``env()`` factories:
+``reset`` before ``step``/``observe`` (order enforcement), actions checked against the space and the legal
+mask (:class:`~cardenvs.core.errors.IllegalActionError`, nothing changed), and a clear error for an action
+given to an agent that is done.
+"""
+
+from __future__ import annotations
+
+import copy
+import dataclasses
+from typing import Any
+
+import numpy as np
+from gymnasium import spaces
+from pettingzoo import AECEnv
+
+from cardenvs.core.errors import IllegalActionError
+from cardenvs.core.game import NO_PLAYER, Game, new_states
+from cardenvs.core.snapshot import restore_record, snapshot_record
+
+ILLEGAL_ACTION_MODES = ("raise", "penalize")
+RENDER_MODES = ("human", "ansi")
+
+
+class CardEnv(AECEnv):
+    """A cardenvs game as a PettingZoo AEC environment.
+
+    Args:
+        game: the game's definition (from the registry).
+        render_mode: ``None``, ``"human"`` (print the table) or ``"ansi"`` (``render()`` returns it).
+        illegal_action: ``"raise"`` (default) raises :class:`IllegalActionError` and changes nothing;
+            ``"penalize"`` applies the game's documented penalty and ends the game.
+        enforce_order: raise if ``step``/``observe``/``last`` come before ``reset`` (``env()`` sets it).
+        **params: the game's parameters (see its docs/rules page).
+    """
+
+    def __init__(
+        self,
+        game: Game,
+        render_mode: str | None = None,
+        illegal_action: str = "raise",
+        enforce_order: bool = True,
+        **params: Any,
+    ):
+        super().__init__()
+        if render_mode is not None and render_mode not in RENDER_MODES:
+            raise ValueError(f"render_mode={render_mode!r} is not allowed; choose None, 'human' or 'ansi'")
+        if illegal_action not in ILLEGAL_ACTION_MODES:
+            raise ValueError(f"illegal_action={illegal_action!r} is not allowed; choose 'raise' or 'penalize'")
+        self.game = game
+        self.params = game.make_params(**params)
+        self.render_mode = render_mode
+        self.illegal_action = illegal_action
+        self.enforce_order = enforce_order
+        self.metadata = {
+            "name": game.env_id,
+            "render_modes": list(RENDER_MODES),
+            "is_parallelizable": True,
+        }
+        n = game.num_players(self.params)
+        self.possible_agents = [f"player_{i}" for i in range(n)]
+        self._agent_index = {agent: i for i, agent in enumerate(self.possible_agents)}
+        self.layout = game.observation_layout(self.params)
+        self.num_actions = game.num_actions(self.params)
+        obs_space = spaces.Dict(
+            {
+                "observation": spaces.Box(self.layout.low(), self.layout.high(), dtype=np.float32),
+                "action_mask": spaces.Box(0, 1, (self.num_actions,), dtype=np.int8),
+            }
+        )
+        self.observation_spaces = {a: obs_space for a in self.possible_agents}
+        self.action_spaces = {a: spaces.Discrete(self.num_actions) for a in self.possible_agents}
+        self._states, self._template = new_states(game, self.params, 1)
+        self._state = self._states[0]
+        self._obs = np.zeros(self.layout.size, np.float32)
+        self._scratch_mask = np.zeros(self.num_actions, np.int8)
+        self._mask = np.zeros(self.num_actions, np.int8)  # legal mask of the agent to act
+        self._seed_stream: np.random.Generator | None = None
+        self._has_reset = False
+        self._nonzero_rewards: list[str] = []
+
+    # ------------------------------------------------------------------ spaces
+    def observation_space(self, agent: str) -> spaces.Space:
+        return self.observation_spaces[agent]
+
+    def action_space(self, agent: str) -> spaces.Space:
+        return self.action_spaces[agent]
+
+    @property
+    def state_record(self) -> np.record:
+        """The live state record (read it; change it only through ``step``/``restore``)."""
+        return self._state
+
+    # ------------------------------------------------------------------ protocol
+    def reset(self, seed: int | None = None, options: dict | None = None) -> None:
+        """Start a new game.
+
+        Args:
+            seed: the game's seed. ``None`` continues the env's seed stream (from OS entropy if never seeded).
+            options: ``{"deal": ...}`` starts from a chosen deal, as documented in the game's docs/rules page.
+        """
+        if seed is not None:
+            self._seed_stream = np.random.default_rng(seed)
+            game_seed = int(seed) % 2**64
+        else:
+            if self._seed_stream is None:
+                self._seed_stream = np.random.default_rng()
+            game_seed = int(self._seed_stream.integers(0, 2**63))
+        self._states.view(np.uint8)[:] = self._template
+        self.game.reset(self._state, np.uint64(game_seed))
+        if options and "deal" in options:
+            self.game.apply_deal(self._state, self.params, options["deal"])
+        self._has_reset = True
+        self.agents = self.possible_agents[:]
+        self.rewards = {a: 0.0 for a in self.agents}
+        self._cumulative_rewards = {a: 0.0 for a in self.agents}
+        self.terminations = {a: False for a in self.agents}
+        self.truncations = {a: False for a in self.agents}
+        self.infos = {a: {} for a in self.agents}
+        self._nonzero_rewards = []
+        self._after_change()
+
+    def observe(self, agent: str) -> dict[str, np.ndarray]:
+        self._check_reset("observe")
+        self.game.observe(self._state, self._agent_index[agent], self._obs, self._scratch_mask)
+        return {"observation": self._obs.copy(), "action_mask": self._scratch_mask.copy()}
+
+    def step(self, action: Any) -> None:
+        self._check_reset("step")
+        agent = self.agent_selection
+        if self.terminations[agent] or self.truncations[agent]:
+            if action is not None:
+                raise IllegalActionError(f"{agent} is done; the only allowed action is None, got {action!r}")
+            self._was_dead_step(action)
+            return
+        self._cumulative_rewards[agent] = 0.0
+        if self._is_legal(action):
+            self.game.step(self._state, int(action))
+        elif self.illegal_action == "penalize":
+            self.game.penalize(self._state, self._agent_index[agent])
+        else:
+            raise IllegalActionError(self._illegal_message(agent, action))
+        self._after_change()
+        if self.render_mode == "human":
+            self.render()
+
+    def render(self) -> str | None:
+        if self.render_mode is None:
+            import gymnasium
+
+            gymnasium.logger.warn("render() called without a render_mode; pass render_mode='ansi' or 'human'")
+            return None
+        self._check_reset("render")
+        text = self.game.render(self._state, self.params)
+        if self.render_mode == "ansi":
+            return text
+        print(text)
+        return None
+
+    def close(self) -> None:
+        pass
+
+    # ------------------------------------------------------------------ snapshots
+    def snapshot(self) -> dict:
+        """A JSON-serialisable dict of the full game state (every field of the state record)."""
+        self._check_reset("snapshot")
+        return {
+            "env_id": self.game.env_id,
+            "params": _params_as_dict(self.params),
+            "state": snapshot_record(self._state),
+            "cumulative_rewards": dict(self._cumulative_rewards),
+            "agents": list(self.agents),
+        }
+
+    def restore(self, snapshot: dict) -> None:
+        """Continue from a :meth:`snapshot` of an env with the same id and parameters."""
+        if snapshot.get("env_id") != self.game.env_id:
+            raise ValueError(f"snapshot is of {snapshot.get('env_id')!r}, this env is {self.game.env_id!r}")
+        if snapshot.get("params") != _params_as_dict(self.params):
+            raise ValueError("snapshot parameters differ from this env's; make the env with the same parameters")
+        restore_record(self._state, snapshot["state"])
+        self._has_reset = True
+        self.agents = list(snapshot["agents"])
+        self.rewards = {a: 0.0 for a in self.agents}
+        self._cumulative_rewards = {a: float(snapshot["cumulative_rewards"][a]) for a in self.agents}
+        self.infos = {a: {} for a in self.agents}
+        over = bool(self._state.terminated or self._state.truncated)
+        self.terminations = {a: bool(self._state.terminated) for a in self.agents}
+        self.truncations = {a: bool(self._state.truncated) for a in self.agents}
+        self._nonzero_rewards = []
+        if over:
+            if self.agents:
+                self.agent_selection = self.agents[0]
+            self.game.legal_mask(self._state, self._mask)
+        else:
+            self._after_change()
+
+    def __deepcopy__(self, memo: dict) -> CardEnv:
+        clone = copy.copy(self)
+        memo[id(self)] = clone
+        for name, value in self.__dict__.items():
+            if name in ("game", "params", "layout", "observation_spaces", "action_spaces", "_agent_index"):
+                continue  # immutable or shared by design
+            setattr(clone, name, copy.deepcopy(value, memo))
+        clone._state = clone._states[0]
+        return clone
+
+    def __getstate__(self) -> dict:
+        state = self.__dict__.copy()
+        state["_state"] = None  # a record is a view; rebuilt from _states
+        state["game"] = self.game.env_id
+        return state
+
+    def __setstate__(self, state: dict) -> None:
+        from cardenvs.core.registry import get_game
+
+        state["game"] = get_game(state["game"])
+        self.__dict__.update(state)
+        self._state = self._states[0]
+
+    # ------------------------------------------------------------------ internals
+    def _check_reset(self, what: str) -> None:
+        if self.enforce_order and not self._has_reset:
+            raise RuntimeError(f"{self.game.env_id}: call reset() before {what}()")
+
+    def _is_legal(self, action: Any) -> bool:
+        if isinstance(action, (bool, np.bool_)):
+            return False
+        try:
+            index = int(action)
+        except (TypeError, ValueError):
+            return False
+        if index != action or not 0 <= index < self.num_actions:
+            return False
+        return bool(self._mask[index])
+
+    def _illegal_message(self, agent: str, action: Any) -> str:
+        legal = [f"{i} {self.game.action_name(self.params, i)}" for i in np.flatnonzero(self._mask)]
+        if isinstance(action, (int, np.integer)) and not isinstance(action, bool) and 0 <= action < self.num_actions:
+            shown = f"{int(action)} ({self.game.action_name(self.params, int(action))})"
+        else:
+            shown = repr(action)
+        return f"{self.game.env_id}: action {shown} is not legal for {agent} now; legal actions: {', '.join(legal)}"
+
+    def _after_change(self) -> None:
+        """Copy the record's step results into PettingZoo's dicts."""
+        state = self._state
+        for agent in self._nonzero_rewards:
+            self.rewards[agent] = 0.0
+        self._nonzero_rewards = []
+        step_rewards = state.rewards
+        if step_rewards.any():
+            for i in np.flatnonzero(step_rewards):
+                agent = self.possible_agents[i]
+                if agent in self.rewards:
+                    value = float(step_rewards[i])
+                    self.rewards[agent] = value
+                    self._cumulative_rewards[agent] += value
+                    self._nonzero_rewards.append(agent)
+        player = int(state.current_player)
+        if state.terminated or state.truncated:
+            done = self.truncations if state.truncated and not state.terminated else self.terminations
+            for agent in self.agents:
+                done[agent] = True
+            self._mask[:] = 0
+            # PettingZoo's convention: each done agent is then stepped with None, starting here.
+            self.agent_selection = self.agents[0]
+        else:
+            assert player != NO_PLAYER
+            self.game.legal_mask(state, self._mask)
+            self.agent_selection = self.possible_agents[player]
+
+
+def _params_as_dict(params: Any) -> dict:
+    return dataclasses.asdict(params)

@@ -1,0 +1,164 @@
+"""The contract between a game and the front ends.
+
+A game is a :class:`Game`: a parameters dataclass, a state record layout built from those parameters, and a
+handful of numba-compiled rule functions over one state record. The AEC env (:mod:`cardenvs.core.aec`) and the
+batched env (:mod:`cardenvs.core.vector`) call the same functions, so every rule exists exactly once.
+
+Engine protocol (all ``@njit(cache=True)``, each taking one state record ``state``):
+
+``reset(state, seed)``
+    Start a new game from ``seed`` (uint64). ``state`` arrives as the game's *template*: parameter fields
+    filled in, every other field zero. Chance is drawn only from ``state.rng`` (:mod:`cardenvs.core.rng`).
+    On return the game waits for its first decision (bookkeeping and forced moves are resolved inside).
+``step(state, action)``
+    Apply a legal action of ``state.current_player``; resolve everything up to the next decision. Writes this
+    step's reward of every seat to ``state.rewards`` and sets ``state.terminated`` / ``state.truncated``.
+``legal_mask(state, mask)``
+    Write the int8 legal-action mask of ``state.current_player`` (all zeros once the game is over).
+``observe(state, player, obs, mask)``
+    Write ``player``'s float32 observation to ``obs`` (no hidden card of another player in it) and its mask to
+    ``mask`` (all zeros unless ``player`` is to act).
+``penalize(state, player)``
+    Apply the game's penalty for an illegal action by ``player`` (used with ``illegal_action="penalize"``).
+
+Every record starts with the shared header of :func:`header_fields`.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+#: ``state.current_player`` once the game is over.
+NO_PLAYER = -1
+
+
+def header_fields(num_players: int) -> list[tuple]:
+    """The fields every game's state record starts with."""
+    return [
+        ("rng", np.uint64),  # SplitMix64 counter of the game's own generator
+        ("num_players", np.int32),  # seats 0..num_players-1
+        ("current_player", np.int32),  # seat to act; NO_PLAYER once the game is over
+        ("terminated", np.bool_),  # the game reached its end by the rules
+        ("truncated", np.bool_),  # the game was cut short by a step limit
+        ("step_count", np.int32),  # agent decisions taken so far in this game
+        ("rewards", np.float32, (num_players,)),  # reward of each seat produced by the last step
+    ]
+
+
+@dataclass(frozen=True)
+class ObservationView:
+    """One named block of the flat observation vector."""
+
+    name: str
+    size: int
+    low: float
+    high: float
+    description: str
+
+
+class ObservationLayout:
+    """The flat observation vector as a sequence of named blocks (OpenSpiel-style named views)."""
+
+    def __init__(self, views: Sequence[ObservationView]):
+        self.views = tuple(views)
+        self.offsets: dict[str, tuple[int, int]] = {}
+        start = 0
+        for view in self.views:
+            self.offsets[view.name] = (start, start + view.size)
+            start += view.size
+        self.size = start
+
+    def low(self) -> np.ndarray:
+        """Lower bound of every entry."""
+        return np.concatenate([np.full(v.size, v.low, np.float32) for v in self.views])
+
+    def high(self) -> np.ndarray:
+        """Upper bound of every entry."""
+        return np.concatenate([np.full(v.size, v.high, np.float32) for v in self.views])
+
+    def split(self, obs: np.ndarray) -> dict[str, np.ndarray]:
+        """Named views (no copies) into one observation vector, or into a batch ``[..., size]``."""
+        return {name: obs[..., a:b] for name, (a, b) in self.offsets.items()}
+
+    def markdown(self) -> str:
+        """The layout as a markdown index table (the one in docs/rules)."""
+        rows = ["| indices | name | size | range | meaning |", "|---|---|---|---|---|"]
+        for view in self.views:
+            a, b = self.offsets[view.name]
+            span = f"{a}" if b - a == 1 else f"{a}–{b - 1}"
+            rows.append(f"| {span} | `{view.name}` | {view.size} | {view.low:g}…{view.high:g} | {view.description} |")
+        return "\n".join(rows)
+
+
+@dataclass(frozen=True)
+class Game:
+    """Everything the front ends need from one game. Built once per game module."""
+
+    name: str  #: short name, e.g. ``"slabberjan"``
+    version: int  #: the ``_vN`` of the env id
+    params_type: type  #: a frozen dataclass; its fields are the game's parameters with their defaults
+    state_dtype: Callable[[Any], np.dtype]  #: the record layout for given parameters
+    fill_params: Callable[[Any, Any], None]  #: write parameter fields into a zeroed record
+    num_players: Callable[[Any], int]
+    num_actions: Callable[[Any], int]
+    action_name: Callable[[Any, int], str]  #: a short name of an action, for rendering and humans
+    observation_layout: Callable[[Any], ObservationLayout]
+    render: Callable[[Any, Any], str]  #: the public table as text (never draws randomness)
+    apply_deal: Callable[[Any, Any, Any], None]  #: start a game from a chosen deal, see docs/rules
+    check_invariants: Callable[[Any, Any], None]  #: raise AssertionError if the record breaks a game invariant
+    example_params: tuple[dict, ...]  #: parameter sets that the generic tests and the benchmark cover
+    reset: Callable
+    step: Callable
+    legal_mask: Callable
+    observe: Callable
+    penalize: Callable
+
+    @property
+    def env_id(self) -> str:
+        return f"{self.name}_v{self.version}"
+
+    def make_params(self, **kwargs: Any) -> Any:
+        """Validated parameters; unknown names or bad values raise ValueError saying what is allowed."""
+        fields = {f.name for f in dataclasses.fields(self.params_type)}
+        unknown = sorted(set(kwargs) - fields)
+        if unknown:
+            raise ValueError(
+                f"{self.env_id}: unknown parameter(s) {', '.join(unknown)}; allowed: {', '.join(sorted(fields))}"
+            )
+        params = self.params_type(**kwargs)
+        params.validate()
+        return params
+
+
+def check_choice(env_name: str, name: str, value: Any, allowed: Sequence[Any]) -> None:
+    """Raise ValueError unless ``value`` is one of ``allowed``."""
+    if value not in allowed:
+        choices = ", ".join(repr(a) for a in allowed)
+        raise ValueError(f"{env_name}: {name}={value!r} is not allowed; choose one of {choices}")
+
+
+def check_int(env_name: str, name: str, value: Any, low: int, high: int) -> None:
+    """Raise ValueError unless ``value`` is an integer in ``[low, high]``."""
+    if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or not low <= value <= high:
+        raise ValueError(f"{env_name}: {name}={value!r} is not allowed; it must be an integer from {low} to {high}")
+
+
+def check_bool(env_name: str, name: str, value: Any) -> None:
+    """Raise ValueError unless ``value`` is a bool."""
+    if not isinstance(value, (bool, np.bool_)):
+        raise ValueError(f"{env_name}: {name}={value!r} is not allowed; it must be True or False")
+
+
+def new_states(game: Game, params: Any, count: int) -> tuple[np.recarray, np.ndarray]:
+    """``count`` state records, and the template (parameters filled, all else zero) as raw bytes."""
+    dtype = game.state_dtype(params)
+    template = np.zeros(1, dtype).view(np.recarray)
+    game.fill_params(template[0], params)
+    states = np.zeros(count, dtype).view(np.recarray)
+    template_bytes = template.view(np.uint8).reshape(dtype.itemsize).copy()
+    return states, template_bytes

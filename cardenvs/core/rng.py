@@ -1,0 +1,76 @@
+"""The per-game random generator, kept inside each game's state record.
+
+Every state record has a ``rng`` field (uint64). It holds the counter of a SplitMix64 generator
+(Steele, Lea and Flood, 2014): each draw adds the golden-ratio increment and mixes the counter. Because the
+generator lives in the record, a game's trajectory depends only on its seed and its actions, never on which
+front end, batch size or thread runs it, and a copied state continues identically.
+
+All arithmetic is done in uint64, where numba wraps silently. Under ``NUMBA_DISABLE_JIT=1`` the same code runs
+on numpy scalars, which wrap too but warn; those warnings are silenced for this module only.
+"""
+
+from __future__ import annotations
+
+import warnings
+
+import numpy as np
+from numba import njit
+
+# Silence numpy's wrap-around warnings when the generator runs as plain Python (NUMBA_DISABLE_JIT=1).
+warnings.filterwarnings("ignore", message="overflow encountered", category=RuntimeWarning, module=__name__)
+
+_GOLDEN = np.uint64(0x9E3779B97F4A7C15)
+_MIX1 = np.uint64(0xBF58476D1CE4E5B9)
+_MIX2 = np.uint64(0x94D049BB133111EB)
+_S30 = np.uint64(30)
+_S27 = np.uint64(27)
+_S31 = np.uint64(31)
+_S32 = np.uint64(32)
+
+
+@njit(cache=True)
+def mix64(z):
+    """SplitMix64's finaliser: a bijective scramble of a uint64."""
+    z = (z ^ (z >> _S30)) * _MIX1
+    z = (z ^ (z >> _S27)) * _MIX2
+    return z ^ (z >> _S31)
+
+
+@njit(cache=True)
+def seed_state(state, seed):
+    """Start the generator of ``state`` from a uint64 seed."""
+    state.rng = mix64(np.uint64(seed))
+
+
+@njit(cache=True)
+def next_u64(state):
+    """The next 64 random bits from the generator of ``state``."""
+    state.rng = state.rng + _GOLDEN
+    return mix64(state.rng)
+
+
+@njit(cache=True)
+def rand_below(state, n):
+    """A uniform integer in ``[0, n)`` for ``1 <= n < 2**32`` (bias below ``n / 2**32``)."""
+    high = next_u64(state) >> _S32
+    return np.int64((high * np.uint64(n)) >> _S32)
+
+
+@njit(cache=True)
+def shuffle(state, values, count):
+    """Shuffle ``values[:count]`` in place (Fisher-Yates)."""
+    for i in range(count - 1, 0, -1):
+        j = rand_below(state, i + 1)
+        tmp = values[i]
+        values[i] = values[j]
+        values[j] = tmp
+
+
+def game_seed(seed: int, index: int) -> int:
+    """The seed of game ``index`` in a batch reset with ``seed``.
+
+    ``vector_env(...).reset(seed)`` starts game ``i`` exactly as ``env.reset(seed=game_seed(seed, i))`` would.
+    Different batch seeds give unrelated games (no overlap between ``seed`` and ``seed + 1``).
+    """
+    mixed = mix64(np.uint64(seed % 2**64) ^ mix64(np.uint64(index % 2**64) + _GOLDEN))
+    return int(mixed)

@@ -1,0 +1,192 @@
+"""The batched front end: N games of one kind stepped in lockstep by compiled kernels.
+
+Each game is one state record; one kernel call steps every game in parallel (``numba.prange``) with the same
+rule functions the AEC env uses. Game ``i`` of ``reset(seed)`` is the game ``env.reset(seed=game_seed(seed, i))``
+plays, and a finished game restarts from a seed drawn from its own generator, so every game's trajectory
+depends only on its seed and its actions: never on the batch size or the number of threads.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+from numba import njit, prange
+
+from cardenvs.core.errors import IllegalActionError
+from cardenvs.core.game import Game, new_states
+from cardenvs.core.rng import game_seed, next_u64, rand_below, seed_state
+
+# Kept apart from the game seeds so that sampling actions never touches the games' own chance.
+_SAMPLER_SALT = 0x5A3C_91E7_0F1B_D24B
+_SAMPLER_DTYPE = np.dtype([("rng", np.uint64)])
+
+
+@njit(cache=True, parallel=True)
+def _reset_games(states, raw, template, seeds, players, obs, masks, reset, observe):
+    for i in prange(states.shape[0]):
+        raw[i, :] = template
+        state = states[i]
+        reset(state, seeds[i])
+        players[i] = state.current_player
+        observe(state, state.current_player, obs[i], masks[i])
+
+
+@njit(cache=True, parallel=True)
+def _step_games(
+    states, raw, template, actions, penalize_illegal, players, obs, masks, rewards, terminated, truncated,
+    step, reset, observe, penalize,
+):
+    num_actions = masks.shape[1]
+    for i in prange(states.shape[0]):
+        state = states[i]
+        action = actions[i]
+        if 0 <= action < num_actions and masks[i, action] != 0:
+            step(state, action)
+        elif penalize_illegal:
+            penalize(state, state.current_player)
+        rewards[i, :] = state.rewards
+        terminated[i] = state.terminated
+        truncated[i] = state.truncated
+        if state.terminated or state.truncated:
+            next_seed = next_u64(state)
+            raw[i, :] = template
+            state = states[i]
+            reset(state, next_seed)
+        players[i] = state.current_player
+        observe(state, state.current_player, obs[i], masks[i])
+
+
+@njit(cache=True)
+def _first_illegal(actions, masks):
+    num_actions = masks.shape[1]
+    for i in range(actions.shape[0]):
+        action = actions[i]
+        if action < 0 or action >= num_actions or masks[i, action] == 0:
+            return i
+    return -1
+
+
+@njit(cache=True)
+def _seed_samplers(samplers, seeds, salt):
+    for i in range(samplers.shape[0]):
+        seed_state(samplers[i], seeds[i] ^ salt)
+
+
+@njit(cache=True, parallel=True)
+def _sample_legal(samplers, masks, out):
+    for i in prange(masks.shape[0]):
+        count = 0
+        for a in range(masks.shape[1]):
+            count += masks[i, a]
+        pick = rand_below(samplers[i], count)
+        for a in range(masks.shape[1]):
+            if masks[i, a]:
+                if pick == 0:
+                    out[i] = a
+                    break
+                pick -= 1
+
+
+class VectorEnv:
+    """``num_envs`` games of one cardenvs game, stepped together.
+
+    Returned arrays are buffers owned by the env and overwritten by the next ``reset``/``step``: copy what
+    you keep.
+
+    Auto-reset: when game ``i`` ends in a ``step``, that step reports its final rewards in ``rewards[i]`` and
+    ``terminated[i]`` (or ``truncated[i]``) is True, while ``obs[i]``, ``action_mask[i]`` and
+    ``current_player[i]`` already belong to the first decision of the next game, seeded from the finished
+    game's own generator.
+
+    Args:
+        game: the game's definition (from the registry).
+        num_envs: how many games run in lockstep.
+        illegal_action: ``"raise"`` (default: any illegal action raises before any game changes) or
+            ``"penalize"`` (the game's documented penalty applies to that game).
+        **params: the game's parameters.
+    """
+
+    def __init__(self, game: Game, num_envs: int, illegal_action: str = "raise", **params: Any):
+        if isinstance(num_envs, bool) or not isinstance(num_envs, (int, np.integer)) or num_envs < 1:
+            raise ValueError(f"num_envs={num_envs!r} is not allowed; it must be a positive integer")
+        if illegal_action not in ("raise", "penalize"):
+            raise ValueError(f"illegal_action={illegal_action!r} is not allowed; choose 'raise' or 'penalize'")
+        self.game = game
+        self.params = game.make_params(**params)
+        self.num_envs = int(num_envs)
+        self.illegal_action = illegal_action
+        self.num_players = game.num_players(self.params)
+        self.num_actions = game.num_actions(self.params)
+        self.layout = game.observation_layout(self.params)
+        self.states, self._template = new_states(game, self.params, self.num_envs)
+        self._raw = self.states.view(np.uint8).reshape(self.num_envs, -1)
+        self.observations = np.zeros((self.num_envs, self.layout.size), np.float32)
+        self.action_masks = np.zeros((self.num_envs, self.num_actions), np.int8)
+        self.current_players = np.zeros(self.num_envs, np.int32)
+        self.rewards = np.zeros((self.num_envs, self.num_players), np.float32)
+        self.terminated = np.zeros(self.num_envs, np.bool_)
+        self.truncated = np.zeros(self.num_envs, np.bool_)
+        self._samplers = np.zeros(self.num_envs, _SAMPLER_DTYPE).view(np.recarray)
+        self._sampled = np.zeros(self.num_envs, np.int64)
+        self._has_reset = False
+
+    def reset(self, seed: int | None = None) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """Start every game; returns ``(obs[N, D], action_mask[N, A], current_player[N])``.
+
+        Game ``i`` is seeded with ``game_seed(seed, i)``; ``seed=None`` draws a seed from OS entropy.
+        """
+        if seed is None:
+            seed = int(np.random.SeedSequence().entropy % 2**64)
+        seeds = np.array([game_seed(seed, i) for i in range(self.num_envs)], np.uint64)
+        _reset_games(
+            self.states, self._raw, self._template, seeds, self.current_players, self.observations,
+            self.action_masks, self.game.reset, self.game.observe,
+        )
+        _seed_samplers(self._samplers, seeds, np.uint64(_SAMPLER_SALT))
+        self.rewards[:] = 0
+        self.terminated[:] = False
+        self.truncated[:] = False
+        self._has_reset = True
+        return self.observations, self.action_masks, self.current_players
+
+    def step(
+        self, actions: np.ndarray
+    ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+        """Apply one action per game (by its current player).
+
+        Returns ``(obs, action_mask, current_player, rewards[N, P], terminated[N], truncated[N])``.
+        """
+        if not self._has_reset:
+            raise RuntimeError(f"{self.game.env_id}: call reset() before step()")
+        actions = np.asarray(actions)
+        if actions.shape != (self.num_envs,) or not np.issubdtype(actions.dtype, np.integer):
+            raise IllegalActionError(
+                f"actions must be an integer array of shape ({self.num_envs},), got {actions.dtype} {actions.shape}"
+            )
+        actions = actions.astype(np.int64, copy=False)
+        penalize = self.illegal_action == "penalize"
+        if not penalize:
+            bad = _first_illegal(actions, self.action_masks)
+            if bad >= 0:
+                legal = np.flatnonzero(self.action_masks[bad]).tolist()
+                raise IllegalActionError(
+                    f"{self.game.env_id}: action {int(actions[bad])} is not legal in game {bad} for "
+                    f"player_{int(self.current_players[bad])}; legal actions there: {legal}"
+                )
+        _step_games(
+            self.states, self._raw, self._template, actions, penalize, self.current_players, self.observations,
+            self.action_masks, self.rewards, self.terminated, self.truncated,
+            self.game.step, self.game.reset, self.game.observe, self.game.penalize,
+        )
+        return (
+            self.observations, self.action_masks, self.current_players, self.rewards, self.terminated,
+            self.truncated,
+        )
+
+    def sample_actions(self) -> np.ndarray:
+        """A uniformly random legal action for every game, from the env's own sampling generators."""
+        if not self._has_reset:
+            raise RuntimeError(f"{self.game.env_id}: call reset() before sample_actions()")
+        _sample_legal(self._samplers, self.action_masks, self._sampled)
+        return self._sampled
