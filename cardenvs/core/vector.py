@@ -19,7 +19,8 @@ from cardenvs.core.rng import game_seed, next_u64, rand_below, seed_state
 
 # Kept apart from the game seeds so that sampling actions never touches the games' own chance.
 _SAMPLER_SALT = 0x5A3C_91E7_0F1B_D24B
-_SAMPLER_DTYPE = np.dtype([("rng", np.uint64)])
+# The extra field keeps numba from treating game records as subtypes of this record (and vice versa).
+_SAMPLER_DTYPE = np.dtype([("rng", np.uint64), ("draws", np.uint32)])
 
 
 @njit(cache=True, parallel=True)

@@ -1,0 +1,68 @@
+"""Clabber's text rendering: the public table only (no hidden card, no randomness)."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from cardenvs.games.clabber.cards import NO_CARD, SUIT_WORDS, bits_to_cards, card_name
+from cardenvs.games.clabber.melds import CATEGORY_NAMES, key_category
+from cardenvs.games.clabber.params import NUM_PLAYERS, ClabberParams
+from cardenvs.games.clabber.rules import (
+    BID_ACCEPT,
+    BID_NAME,
+    BID_PASS,
+    MELD_DECLARED,
+    MELDS_NOBODY,
+    MELDS_UNDECIDED,
+    PHASE_OVER,
+)
+
+PHASE_WORDS = ("first bidding round", "second bidding round", "declaring melds", "playing", "game over")
+
+
+def _bid_word(first: int, second: int) -> str:
+    words = {BID_PASS: "pass", BID_ACCEPT: "accept"}
+    text = words.get(first, "-")
+    if second == BID_PASS:
+        text += ", pass"
+    elif second == BID_NAME:
+        text += ", names trump"
+    return text
+
+
+def render(state: np.record, params: ClabberParams) -> str:
+    """The public table as text: scores, bids, trump, declared melds, cards played and the current trick."""
+    lines = [
+        f"Clabber, deal {int(state.hands_dealt)}: {PHASE_WORDS[int(state.phase)]}; dealer player_{int(state.dealer)}; "
+        f"turn-up {card_name(int(state.turn_up))}",
+        f"scores: team 0+2 {int(state.scores[0])}, team 1+3 {int(state.scores[1])} (target {params.target_score})"
+        + (f"; litige pending {int(state.litige_pending)}" if state.litige_pending else ""),
+    ]
+    if state.trump >= 0:
+        lines.append(f"trump {SUIT_WORDS[int(state.trump)]}, made by player_{int(state.maker)}; "
+                     f"tricks won {int(state.tricks_won[0])}-{int(state.tricks_won[1])}, "
+                     f"points {int(state.trick_points[0])}-{int(state.trick_points[1])}")
+    for seat in range(NUM_PLAYERS):
+        parts = [f"player_{seat}: bids {_bid_word(int(state.bid_first[seat]), int(state.bid_second[seat]))}"]
+        if state.meld_status[seat] == MELD_DECLARED:
+            cards = " ".join(card_name(c) for c in bits_to_cards(int(state.meld_cards[seat])))
+            best = CATEGORY_NAMES[key_category(int(state.meld_best[seat]))]
+            parts.append(f"melds {cards} ({int(state.meld_points[seat])}, best {best})")
+        played = " ".join(card_name(c) for c in bits_to_cards(int(state.played[seat])))
+        if played:
+            parts.append(f"played {played}")
+        lines.append("; ".join(parts))
+    if state.meld_winner == MELDS_NOBODY:
+        lines.append("melds: nobody scores")
+    elif state.meld_winner != MELDS_UNDECIDED:
+        lines.append(f"melds: team {int(state.meld_winner)} scores {int(state.meld_score[state.meld_winner])}")
+    if state.bell_points.any():
+        lines.append(f"Bell: team {int(np.flatnonzero(state.bell_points)[0])}")
+    if state.trick_size:
+        cards = [card_name(int(c)) for c in state.trick if c != NO_CARD]
+        lines.append(f"trick led by player_{int(state.leader)}: {' '.join(cards)}")
+    if state.phase == PHASE_OVER:
+        lines.append(f"rewards: {', '.join(f'{r:+.3f}' for r in state.rewards)}")
+    else:
+        lines.append(f"to act: player_{int(state.current_player)}")
+    return "\n".join(lines)

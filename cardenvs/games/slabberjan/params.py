@@ -1,0 +1,123 @@
+"""Slabberjan's parameters, their validation, and the state record built from them."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from cardenvs.core.game import check_bool, check_choice, check_int, header_fields
+from cardenvs.games.slabberjan.pieces import CHAMBER_POT, KIND_NAMES, SCARY_FACE
+
+ENV_NAME = "slabberjan_v0"
+MIN_PLAYERS = 2
+MAX_PLAYERS = 42
+MAX_START_CHIPS = 100
+
+NUM_KINDS = len(KIND_NAMES)  # distinct pieces
+COPIES = 2  # of each kind
+NUM_PIECES = NUM_KINDS * COPIES
+
+# Option strings, in the order of the int codes stored in the record.
+LOW_ORDERS = ("seed", "rule_sheet")
+BAG_MATADOR_RULES = ("as_holder", "inn_redraw_only", "keep_any")
+REWARD_SCHEMES = ("winner_takes_all", "placement")
+
+
+@dataclass(frozen=True)
+class SlabberjanParams:
+    """Slabberjan's parameters (docs/rules/slabberjan.md, "Parameters").
+
+    Attributes:
+        num_players: seats, 2–42.
+        start_chips: chips each player starts with (RULINGS §1.3 #17).
+        low_order: order of the four lowest pieces: ``"seed"`` (white bread > chamber pot > scary face > fool)
+            or ``"rule_sheet"`` (white bread > scary face > chamber pot > fool, the old Zeeland sheet).
+        forced_swap: non-dealers must try to swap (the seed's literal "must"); default they may stand.
+        bird_attempter_pays: the player who runs into the Bird pays 1 (the De Waal variant).
+        dealer_may_swap_left: the dealer may also swap with the left neighbour instead of the bag.
+        bag_matador_rule: what a matador drawn from the bag does: ``"as_holder"`` (acts as if a player held
+            it), ``"inn_redraw_only"`` (Gnav: only an Inn is redrawn, others are kept) or ``"keep_any"``.
+        fool_knocks: a player dealt a Fool must make it public at once (Gnav's knock).
+        reward_scheme: ``"winner_takes_all"`` (+1 winner, −1 the rest) or ``"placement"`` (linear in the
+            order of elimination, from +1 for the winner to −1 for the first out).
+    """
+
+    num_players: int = 4
+    start_chips: int = 3
+    low_order: str = "seed"
+    forced_swap: bool = False
+    bird_attempter_pays: bool = False
+    dealer_may_swap_left: bool = False
+    bag_matador_rule: str = "as_holder"
+    fool_knocks: bool = False
+    reward_scheme: str = "winner_takes_all"
+
+    def validate(self) -> None:
+        check_int(ENV_NAME, "num_players", self.num_players, MIN_PLAYERS, MAX_PLAYERS)
+        check_int(ENV_NAME, "start_chips", self.start_chips, 1, MAX_START_CHIPS)
+        check_choice(ENV_NAME, "low_order", self.low_order, LOW_ORDERS)
+        check_choice(ENV_NAME, "bag_matador_rule", self.bag_matador_rule, BAG_MATADOR_RULES)
+        check_choice(ENV_NAME, "reward_scheme", self.reward_scheme, REWARD_SCHEMES)
+        for name in ("forced_swap", "bird_attempter_pays", "dealer_may_swap_left", "fool_knocks"):
+            check_bool(ENV_NAME, name, getattr(self, name))
+
+
+def state_dtype(params: SlabberjanParams) -> np.dtype:
+    """The state record for ``params``; the comments give each field's encoding."""
+    n = params.num_players
+    return np.dtype(
+        header_fields(n)
+        + [
+            # --- parameters (constant during a game)
+            ("start_chips", np.int32),
+            ("forced_swap", np.bool_),
+            ("bird_attempter_pays", np.bool_),
+            ("dealer_may_swap_left", np.bool_),
+            ("bag_matador_rule", np.int8),  # index into BAG_MATADOR_RULES
+            ("fool_knocks", np.bool_),
+            ("reward_scheme", np.int8),  # index into REWARD_SCHEMES
+            ("rank_of", np.int8, (NUM_KINDS,)),  # showdown rank of each piece kind (from low_order)
+            # --- game
+            ("phase", np.int8),  # PHASE_TURNS, PHASE_DEALER or PHASE_OVER
+            ("round_number", np.int32),  # rounds started, redeals included
+            ("dealer", np.int32),  # seat of this round's dealer
+            ("chips", np.int32, (n,)),  # chips each seat holds
+            ("pot", np.int32),  # chips paid to the centre
+            ("in_game", np.uint8, (n,)),  # still in (not eliminated)
+            ("owes", np.uint8, (n,)),  # had to pay with no chips: eliminated at the end of this round
+            ("out_order", np.int32, (n,)),  # 0 while in; k when in the k-th group of eliminations
+            ("piece", np.int8, (n,)),  # piece kind held (NO_PIECE once eliminated)
+            ("original", np.int8, (n,)),  # piece kind dealt this round
+            ("bag", np.int8, (NUM_PIECES,)),  # piece kinds in the bag; bag[bag_size - 1] is drawn next
+            ("bag_size", np.int32),
+            ("set_aside", np.int8, (NUM_KINDS,)),  # face-up pieces set aside this round, count per kind
+            ("acted", np.int8, (n,)),  # this round: ACT_NONE, ACT_STOOD, ACT_SWAPPED or ACT_BAGGED
+            ("announced", np.int8, (n,)),  # this round's matador announcement: NO_PIECE or the matador kind
+            ("fool_knocked", np.uint8, (n,)),  # dealt a Fool this round and knocked (fool_knocks only)
+            ("known", np.int8, (n, n)),  # known[v, s]: the last kind v knows s to hold, NO_PIECE if unknown
+            ("shown", np.int8, (n,)),  # kinds revealed at the last showdown, NO_PIECE before the first
+            ("paid", np.uint8, (n,)),  # paid (or owed) at the last showdown
+        ]
+    )
+
+
+def rank_table(low_order: str) -> np.ndarray:
+    """Showdown rank of every piece kind; kind ids follow the seed's order, so only the rule sheet differs."""
+    ranks = np.arange(NUM_KINDS, dtype=np.int8)
+    if low_order == "rule_sheet":
+        ranks[CHAMBER_POT], ranks[SCARY_FACE] = SCARY_FACE, CHAMBER_POT
+    return ranks
+
+
+def fill_params(record: np.record, params: SlabberjanParams) -> None:
+    """Write the parameter fields of a zeroed record."""
+    record.num_players = params.num_players
+    record.start_chips = params.start_chips
+    record.forced_swap = params.forced_swap
+    record.bird_attempter_pays = params.bird_attempter_pays
+    record.dealer_may_swap_left = params.dealer_may_swap_left
+    record.bag_matador_rule = BAG_MATADOR_RULES.index(params.bag_matador_rule)
+    record.fool_knocks = params.fool_knocks
+    record.reward_scheme = REWARD_SCHEMES.index(params.reward_scheme)
+    record.rank_of[:] = rank_table(params.low_order)

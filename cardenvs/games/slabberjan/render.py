@@ -1,0 +1,44 @@
+"""Slabberjan as text: the public table, never a piece that is not public."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from cardenvs.games.slabberjan.params import SlabberjanParams
+from cardenvs.games.slabberjan.pieces import KIND_NAMES, NO_PIECE, kind_name
+from cardenvs.games.slabberjan.rules import ACT_BAGGED, ACT_STOOD, ACT_SWAPPED, PHASE_OVER
+
+_ACT_WORDS = {ACT_STOOD: "stood", ACT_SWAPPED: "swapped", ACT_BAGGED: "drew from the bag"}
+
+
+def render(state: np.record, params: SlabberjanParams) -> str:
+    """One line per seat with what everybody can see, then the centre."""
+    n = int(state.num_players)
+    lines = [f"Slabberjan, round {int(state.round_number)}, dealer player_{int(state.dealer)}"]
+    for seat in range(n):
+        notes = []
+        if not state.in_game[seat]:
+            notes.append("out")
+        if seat == state.current_player:
+            notes.append("to act")
+        if state.acted[seat] in _ACT_WORDS:
+            notes.append(_ACT_WORDS[int(state.acted[seat])])
+        if state.announced[seat] != NO_PIECE:
+            notes.append(f"announced the {kind_name(int(state.announced[seat]))}")
+        if state.fool_knocked[seat]:
+            notes.append("knocked (fool)")
+        if state.owes[seat]:
+            notes.append("owes a chip")
+        if state.shown[seat] != NO_PIECE:
+            paid = ", paid" if state.paid[seat] else ""
+            notes.append(f"last showdown: {kind_name(int(state.shown[seat]))}{paid}")
+        lines.append(f"  player_{seat}: {int(state.chips[seat])} chips  " + "; ".join(notes))
+    aside = [f"{KIND_NAMES[k]}×{int(c)}" for k, c in enumerate(state.set_aside) if c]
+    lines.append(
+        f"  centre: {int(state.pot)} chips; bag: {int(state.bag_size)} pieces; "
+        f"set aside: {', '.join(aside) if aside else 'none'}"
+    )
+    if state.phase == PHASE_OVER:
+        results = ", ".join(f"player_{s} {float(r):+g}" for s, r in enumerate(state.rewards))
+        lines.append(f"  game over: {results}")
+    return "\n".join(lines)

@@ -1,0 +1,171 @@
+"""Slap's parameters, their validation, and the state record built from them."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from cardenvs.core.game import check_bool, check_choice, check_int, header_fields
+from cardenvs.games.slap.cards import ACE, JACK, KING, MAX_CARDS, NUM_FRENCH_CARDS, NUM_JOKERS, NUM_RANK_IDS, QUEEN
+
+ENV_NAME = "slap_v0"
+MIN_PLAYERS = 2
+MAX_PLAYERS = 8
+MAX_CHANCES = 9  # the most chances a face card may give
+MAX_PENALTY = 5  # the most cards one wrong slap may burn
+MAX_CARDS_PLAYED_LIMIT = 10_000_000
+
+# The seven slap rules, in the order of state.slap_rule_on and of the observation's `slap_rules` view.
+SLAP_RULES = ("double", "sandwich", "top_bottom", "tens", "joker", "four_in_a_row", "marriage")
+NUM_SLAP_RULES = len(SLAP_RULES)
+
+# Option strings, in the order of the int codes stored in the record.
+SLAP_TIEBREAKS = ("uniform", "reaction_noise")
+WINDOW_MODES = ("every_card", "slappable_only")
+REWARD_SCHEMES = ("winner_takes_all", "share_of_cards")
+
+
+@dataclass(frozen=True)
+class SlapParams:
+    """Slap's parameters (docs/rules/slap.md, "Parameters").
+
+    Attributes:
+        num_players: seats, 2–8.
+        jokers: add the two Jokers to the pack (and make the Joker slap rule possible).
+        drop_remainder: deal only equal stacks; the cards left over stay out of the game (default: the
+            seats dealt first take one more).
+        chances_jack, chances_queen, chances_king, chances_ace: cards the next player gets to find a face
+            card after a J, Q, K, A (default 1, 2, 3, 4).
+        penalty: cards a wrong slapper burns to the bottom of the pile (the seed says "one or two").
+        slap_double … slap_marriage: switch each of the seven slap rules on or off.
+        slap_tiebreak: how simultaneous correct slaps are settled: ``"uniform"`` (one seeded draw among the
+            slappers) or ``"reaction_noise"`` (each slapper's reaction time is drawn from Exp(1); fastest wins).
+        windows: ``"every_card"`` (a slap window after every card) or ``"slappable_only"`` (only after a card
+            that makes the pile slappable; this tells the players that the pile is slappable).
+        expose_play_action: the player to play a card is asked first, with PLAY as its one legal action.
+        reward_scheme: ``"winner_takes_all"`` (+1 winner, −1 the rest; truncation 0) or ``"share_of_cards"``
+            (each seat's share of the cards when the game ends or is truncated).
+        max_cards_played: truncate the game once this many cards have been played.
+    """
+
+    num_players: int = 4
+    jokers: bool = False
+    drop_remainder: bool = False
+    chances_jack: int = 1
+    chances_queen: int = 2
+    chances_king: int = 3
+    chances_ace: int = 4
+    penalty: int = 1
+    slap_double: bool = True
+    slap_sandwich: bool = True
+    slap_top_bottom: bool = True
+    slap_tens: bool = True
+    slap_joker: bool = True
+    slap_four_in_a_row: bool = True
+    slap_marriage: bool = True
+    slap_tiebreak: str = "uniform"
+    windows: str = "every_card"
+    expose_play_action: bool = False
+    reward_scheme: str = "winner_takes_all"
+    max_cards_played: int = 10_000
+
+    def validate(self) -> None:
+        check_int(ENV_NAME, "num_players", self.num_players, MIN_PLAYERS, MAX_PLAYERS)
+        for name in ("chances_jack", "chances_queen", "chances_king", "chances_ace"):
+            check_int(ENV_NAME, name, getattr(self, name), 1, MAX_CHANCES)
+        check_int(ENV_NAME, "penalty", self.penalty, 0, MAX_PENALTY)
+        check_int(ENV_NAME, "max_cards_played", self.max_cards_played, 1, MAX_CARDS_PLAYED_LIMIT)
+        for name in ("jokers", "drop_remainder", "expose_play_action", *(f"slap_{r}" for r in SLAP_RULES)):
+            check_bool(ENV_NAME, name, getattr(self, name))
+        check_choice(ENV_NAME, "slap_tiebreak", self.slap_tiebreak, SLAP_TIEBREAKS)
+        check_choice(ENV_NAME, "windows", self.windows, WINDOW_MODES)
+        check_choice(ENV_NAME, "reward_scheme", self.reward_scheme, REWARD_SCHEMES)
+
+    @property
+    def deck_size(self) -> int:
+        """Cards in the pack: 52, or 54 with Jokers."""
+        return NUM_FRENCH_CARDS + (NUM_JOKERS if self.jokers else 0)
+
+    def rule_flags(self) -> tuple[bool, ...]:
+        """On/off of each slap rule, in SLAP_RULES order."""
+        return tuple(bool(getattr(self, f"slap_{rule}")) for rule in SLAP_RULES)
+
+
+def state_dtype(params: SlapParams) -> np.dtype:
+    """The state record for ``params``; the comments give each field's encoding.
+
+    Stacks and the pile are ring buffers of capacity MAX_CARDS (54), so taking the top card, adding cards at
+    the bottom and burning under the pile never move other cards.
+    """
+    n = params.num_players
+    return np.dtype(
+        header_fields(n)
+        + [
+            # --- parameters (constant during a game)
+            ("deck_size", np.int32),  # 52, or 54 with jokers
+            ("drop_remainder", np.bool_),
+            ("chances_of_rank", np.int32, (NUM_RANK_IDS,)),  # chances a card of each rank gives (0: number card)
+            ("penalty", np.int32),  # cards burnt per wrong slap
+            ("slap_rule_on", np.bool_, (len(SLAP_RULES),)),  # on/off per rule, in SLAP_RULES order
+            ("slap_tiebreak", np.int8),  # index into SLAP_TIEBREAKS
+            ("window_mode", np.int8),  # index into WINDOW_MODES
+            ("expose_play_action", np.bool_),
+            ("reward_scheme", np.int8),  # index into REWARD_SCHEMES
+            ("max_cards_played", np.int32),
+            # --- the deal (chance outcomes, kept for replays)
+            ("dealer", np.int32),  # seat of the dealer; its left neighbour deals first and plays first
+            ("deck", np.int8, (MAX_CARDS,)),  # the shuffled pack in dealing order (NO_CARD past deck_size)
+            ("in_play", np.bool_, (MAX_CARDS,)),  # card id is in the game (dealt; not dropped)
+            ("cards_in_play", np.int32),  # how many cards are in the game
+            # --- the table
+            ("phase", np.int8),  # PHASE_WINDOW, PHASE_PLAY or PHASE_OVER
+            ("stack", np.int8, (n, MAX_CARDS)),  # each seat's face-down stack, a ring buffer of card ids
+            ("stack_top", np.int32, (n,)),  # ring index of the seat's top card
+            ("stack_size", np.int32, (n,)),  # cards in the seat's stack
+            ("eliminated", np.bool_, (n,)),  # out for good (a wrong slap while holding no cards)
+            ("pile", np.int8, (MAX_CARDS,)),  # the centre pile, a ring buffer: pile_bottom is its lowest card
+            ("pile_bottom", np.int32),  # ring index of the pile's bottom card
+            ("pile_size", np.int32),  # all cards in the pile, face down ones included
+            ("face_up", np.int32),  # the top face_up cards of the pile are face up; the rest were burnt
+            ("slappable", np.bool_),  # the face-up cards match an active slap rule (derived, never observed)
+            ("to_play", np.int32),  # seat that plays the next card
+            ("played_last", np.int32),  # seat that played the pile's top card (NO_PLAYER when none)
+            ("challenger", np.int32),  # seat whose face card is being answered (NO_PLAYER when none)
+            ("payer", np.int32),  # seat answering the challenge (NO_PLAYER when none)
+            ("chances_left", np.int32),  # cards the payer may still play to find a face card
+            ("cards_played", np.int32),  # cards played onto the pile this game
+            # --- the slap window (choices are secret until the window is resolved)
+            ("window_order", np.int32, (n,)),  # seats asked in this window, in asking order
+            ("window_size", np.int32),  # seats asked in this window
+            ("window_index", np.int32),  # position in window_order of the seat being asked
+            ("slap_choice", np.bool_, (n,)),  # this window's choices (SLAP = True); hidden until resolution
+            # --- the last resolved window (public once resolved)
+            ("last_slapped", np.bool_, (n,)),  # who slapped in the last resolved window
+            ("last_winner", np.int32),  # who won the pile by a slap in it (NO_PLAYER when nobody)
+            ("reaction_time", np.float32, (n,)),  # reaction_noise draws of its correct slappers (0 otherwise)
+            ("burnt_total", np.int32),  # cards burnt by wrong slaps this game
+        ]
+    )
+
+
+def fill_params(record: np.record, params: SlapParams) -> None:
+    """Write the parameter fields of a zeroed record."""
+    record.num_players = params.num_players
+    record.deck_size = params.deck_size
+    record.drop_remainder = params.drop_remainder
+    record.chances_of_rank[:] = 0
+    record.chances_of_rank[JACK] = params.chances_jack
+    record.chances_of_rank[QUEEN] = params.chances_queen
+    record.chances_of_rank[KING] = params.chances_king
+    record.chances_of_rank[ACE] = params.chances_ace
+    record.penalty = params.penalty
+    record.slap_rule_on[:] = params.rule_flags()
+    record.slap_tiebreak = SLAP_TIEBREAKS.index(params.slap_tiebreak)
+    record.window_mode = WINDOW_MODES.index(params.windows)
+    record.expose_play_action = params.expose_play_action
+    record.reward_scheme = REWARD_SCHEMES.index(params.reward_scheme)
+    record.max_cards_played = params.max_cards_played
+
+
+assert MAX_CARDS == NUM_FRENCH_CARDS + NUM_JOKERS

@@ -1,0 +1,144 @@
+"""Stabby Jack's parameters, their validation, and the state record built from them."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from cardenvs.core.game import check_bool, check_choice, check_int, header_fields
+from cardenvs.games.stabby_jack.cards import (
+    CARDS_PER_DECK,
+    JOKERS_PER_DECK,
+    MONSTER_MONARCHS_PER_DECK,
+    NUMBERED_PER_DECK,
+)
+
+ENV_NAME = "stabby_jack_v0"
+MIN_PLAYERS = 2
+MAX_PLAYERS = 8  # RULINGS §4.3 #18
+MAX_STATS = 8  # the Stats row holds 4…8 cards
+START_STATS = 4
+MAX_TURNS_LIMIT = 1_000_000
+
+# Option strings, in the order of the int codes stored in the record.
+LEVEL_UP_PAYMENTS = ("least_overpayment", "player_choice")
+
+
+def decks_for(num_players: int) -> int:
+    """One deck per two players, rounded up (the seed's "For more than 2 players")."""
+    return (num_players + 1) // 2
+
+
+@dataclass(frozen=True)
+class StabbyJackParams:
+    """Stabby Jack's parameters (docs/rules/stabby_jack.md, "Parameters").
+
+    Attributes:
+        num_players: seats, 2…``max_players``; ⌈num_players/2⌉ decks are used.
+        max_players: the seat count the observation and action spaces are sized for (2…8), so that one policy
+            can play every player count up to it; seats beyond ``num_players`` read as absent.
+        jokers: play with the two Jokers of each deck (an instant Level Up).
+        level_up_is_action: Level Up is a whole turn (stabbyjack.com) instead of a free pre-action before the
+            main action (the seed's "during any turn").
+        level_up_payment: ``"least_overpayment"`` (the engine pays 5 XP with the least overpayment, then the
+            fewest Monarchs, oldest cards first) or ``"player_choice"`` (the player picks card by card).
+        win_uses_max_hp: win condition (b) compares attack with each opponent's full HP instead of HP left.
+        max_turns: turns after which the game is truncated (every reward 0).
+    """
+
+    num_players: int = 2
+    max_players: int = MAX_PLAYERS
+    jokers: bool = False
+    level_up_is_action: bool = False
+    level_up_payment: str = "least_overpayment"
+    win_uses_max_hp: bool = False
+    max_turns: int = 1000
+
+    def validate(self) -> None:
+        check_int(ENV_NAME, "max_players", self.max_players, MIN_PLAYERS, MAX_PLAYERS)
+        check_int(ENV_NAME, "num_players", self.num_players, MIN_PLAYERS, self.max_players)
+        check_int(ENV_NAME, "max_turns", self.max_turns, 1, MAX_TURNS_LIMIT)
+        check_choice(ENV_NAME, "level_up_payment", self.level_up_payment, LEVEL_UP_PAYMENTS)
+        for name in ("jokers", "level_up_is_action", "win_uses_max_hp"):
+            check_bool(ENV_NAME, name, getattr(self, name))
+
+
+def num_decks(params: StabbyJackParams) -> int:
+    return decks_for(params.num_players)
+
+
+def total_cards(params: StabbyJackParams) -> int:
+    """Cards in play: every card of every deck."""
+    return num_decks(params) * (CARDS_PER_DECK + (JOKERS_PER_DECK if params.jokers else 0))
+
+
+def xp_row_capacity(params: StabbyJackParams) -> int:
+    """The most cards one XP row can hold: every monster and every Diamond/Spade Monarch."""
+    return num_decks(params) * (NUMBERED_PER_DECK + MONSTER_MONARCHS_PER_DECK)
+
+
+def state_dtype(params: StabbyJackParams) -> np.dtype:
+    """The state record for ``params``; the comments give each field's encoding (cards are kinds, see cards.py)."""
+    n = params.num_players
+    cards = total_cards(params)
+    return np.dtype(
+        header_fields(n)
+        + [
+            # --- parameters (constant during a game)
+            ("max_players", np.int32),  # seats the observation is sized for
+            ("num_decks", np.int32),  # ⌈num_players / 2⌉
+            ("total_cards", np.int32),  # cards of all decks together
+            ("jokers", np.bool_),
+            ("level_up_is_action", np.bool_),
+            ("level_up_payment", np.int8),  # index into LEVEL_UP_PAYMENTS
+            ("win_uses_max_hp", np.bool_),
+            ("max_turns", np.int32),
+            # --- game
+            ("phase", np.int8),  # PHASE_MAIN … PHASE_OVER (rules.py)
+            ("dealer", np.int32),  # seat of the dealer; the seat on its left plays first
+            ("turn_count", np.int32),  # turns completed
+            ("deck", np.int16, (cards,)),  # draw pile: card kinds, deck[deck_size - 1] is drawn next
+            ("deck_size", np.int32),
+            ("discard", np.int16, (cards,)),  # discard pile: card kinds, discard[discard_size - 1] on top
+            ("discard_size", np.int32),
+            ("reshuffles", np.int32),  # times the discard pile became the draw pile
+            ("pending", np.int16),  # the drawn card waiting for a decision (NO_CARD if none)
+            ("stats", np.int16, (n, MAX_STATS)),  # each seat's Stats row, slot order; NO_CARD past stats_count
+            ("stats_count", np.int32, (n,)),  # 4…8
+            ("xp_row", np.int16, (n, xp_row_capacity(params))),  # won cards, oldest first; NO_CARD past xp_count
+            ("xp_count", np.int32, (n,)),
+            ("damage", np.int32, (n,)),  # damage markers (always below hit_points between turns)
+            ("hit_points", np.int32, (n,)),  # Σ Hearts, or 1 with no Heart
+            ("magic", np.int32, (n,)),  # Σ Diamonds
+            ("attack", np.int32, (n,)),  # Σ Spades
+            ("luck", np.int32, (n,)),  # Σ Clubs
+            ("xp", np.int32, (n,)),  # Σ XP row (monster 1, Monarch 2)
+            ("deaths", np.int32, (n,)),  # times each seat died and was reborn
+            ("died_this_turn", np.bool_),  # the player to act died during this turn (ends it)
+            ("gain_from_level_up", np.bool_),  # PHASE_GAIN_FULL came from a Level Up (the turn may go on)
+            ("level_up_paid", np.int32),  # XP paid so far in PHASE_PAY
+            ("ace_own_slot", np.int32),  # PHASE_ACE_TARGET: the drawer's chosen Stats slot; -1 otherwise
+            ("winner", np.int32),  # the seat that won, NO_PLAYER otherwise
+        ]
+    )
+
+
+def fill_params(record: np.record, params: StabbyJackParams) -> None:
+    """Write the parameter fields of a zeroed record."""
+    record.num_players = params.num_players
+    record.max_players = params.max_players
+    record.num_decks = num_decks(params)
+    record.total_cards = total_cards(params)
+    record.jokers = params.jokers
+    record.level_up_is_action = params.level_up_is_action
+    record.level_up_payment = LEVEL_UP_PAYMENTS.index(params.level_up_payment)
+    record.win_uses_max_hp = params.win_uses_max_hp
+    record.max_turns = params.max_turns
+
+
+#: record fields written by fill_params (kept by apply_deal)
+PARAMETER_FIELDS = (
+    "num_players", "max_players", "num_decks", "total_cards", "jokers", "level_up_is_action",
+    "level_up_payment", "win_uses_max_hp", "max_turns",
+)

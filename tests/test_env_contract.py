@@ -1,0 +1,299 @@
+"""The contract every registered env keeps, checked for each of its example parameter sets.
+
+PettingZoo's api_test and seed_test; AEC and batched runs agree step for step; snapshots, deepcopy and pickle
+continue identically; random play keeps the game's invariants and always leaves the player to act a legal
+action; waiting agents' masks are zero; bad input raises a clear error and changes nothing.
+"""
+
+from __future__ import annotations
+
+import copy
+import json
+import os
+import pickle
+import subprocess
+import sys
+import textwrap
+
+import numpy as np
+import pytest
+from pettingzoo.test import api_test, seed_test
+
+import cardenvs
+from cardenvs.core.game import NO_PLAYER
+from tests.helpers import make_env, play_random_game
+
+CASES = [
+    pytest.param(env_id, params, id=f"{env_id}-{i}")
+    for env_id in cardenvs.available_envs()
+    for i, params in enumerate(cardenvs.get_game(env_id).example_params)
+]
+DEFAULT_CASES = [pytest.param(env_id, {}, id=env_id) for env_id in cardenvs.available_envs()]
+
+
+@pytest.mark.parametrize(("env_id", "params"), CASES)
+def test_pettingzoo_api(env_id, params):
+    api_test(make_env(env_id, params), num_cycles=200)
+
+
+@pytest.mark.parametrize(("env_id", "params"), CASES)
+def test_pettingzoo_seed(env_id, params):
+    seed_test(lambda: make_env(env_id, params), num_cycles=200)
+
+
+@pytest.mark.parametrize(("env_id", "params"), CASES)
+def test_raw_env_and_module_style_agree(env_id, params):
+    module = __import__(f"cardenvs.{env_id}", fromlist=["env"])
+    first, second = module.env(**params), cardenvs.raw_env(env_id, **params)
+    first.reset(seed=3)
+    second.reset(seed=3)
+    for agent in first.possible_agents:
+        assert np.array_equal(first.observe(agent)["observation"], second.observe(agent)["observation"])
+
+
+@pytest.mark.parametrize(("env_id", "params"), CASES)
+def test_aec_and_batched_agree_step_for_step(env_id, params):
+    num_games, max_steps, seed = 3, 400, 11
+    venv = cardenvs.vector_env(env_id, num_games, **params)
+    obs, masks, players = venv.reset(seed=seed)
+    envs = [make_env(env_id, params) for _ in range(num_games)]
+    for i, env in enumerate(envs):
+        env.reset(seed=cardenvs.game_seed(seed, i))
+    live = [True] * num_games
+    for _ in range(max_steps):
+        for i, env in enumerate(envs):
+            if not live[i]:
+                continue
+            agent = env.agent_selection
+            assert agent == f"player_{players[i]}"
+            aec_obs = env.observe(agent)
+            assert np.array_equal(aec_obs["observation"], obs[i])
+            assert np.array_equal(aec_obs["action_mask"], masks[i])
+        actions = venv.sample_actions().copy()
+        obs, masks, players, rewards, terminated, truncated = venv.step(actions)
+        for i, env in enumerate(envs):
+            if not live[i]:
+                continue
+            env.step(int(actions[i]))
+            step_rewards = np.array([env.rewards.get(a, 0.0) for a in env.possible_agents], np.float32)
+            assert np.array_equal(step_rewards, rewards[i])
+            done = env.terminations[env.agent_selection] or env.truncations[env.agent_selection]
+            assert done == bool(terminated[i] or truncated[i])
+            live[i] = not done
+        if not any(live):
+            break
+
+
+@pytest.mark.parametrize(("env_id", "params"), CASES)
+def test_random_play_keeps_invariants(env_id, params):
+    game = cardenvs.get_game(env_id)
+    venv = cardenvs.vector_env(env_id, 64, **params)
+    venv.reset(seed=5)
+    for _ in range(300):
+        _, masks, players, *_ = venv.step(venv.sample_actions())
+        assert (masks.sum(axis=1) > 0).all(), "a game's player to act has no legal action"
+        assert (players != NO_PLAYER).all()
+        for i in range(0, venv.num_envs, 7):
+            game.check_invariants(venv.states[i], venv.params)
+
+
+@pytest.mark.parametrize(("env_id", "params"), DEFAULT_CASES)
+def test_random_games_end(env_id, params):
+    env = make_env(env_id, params)
+    for seed in range(5):
+        play_random_game(env, seed=seed, max_steps=200_000)
+        assert not env.agents, "the game did not end"
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize(("env_id", "params"), CASES)
+def test_long_random_play_keeps_invariants(env_id, params):
+    game = cardenvs.get_game(env_id)
+    venv = cardenvs.vector_env(env_id, 512, **params)
+    venv.reset(seed=99)
+    finished = 0
+    for _ in range(5_000):
+        _, masks, *_rest, terminated, truncated = venv.step(venv.sample_actions())
+        assert (masks.sum(axis=1) > 0).all()
+        finished += int(terminated.sum() + truncated.sum())
+        for i in range(venv.num_envs):
+            game.check_invariants(venv.states[i], venv.params)
+    assert finished > 1000
+
+
+@pytest.mark.parametrize(("env_id", "params"), CASES)
+def test_waiting_agents_mask_is_zero_and_obs_in_space(env_id, params):
+    env = make_env(env_id, params)
+    env.reset(seed=2)
+    rng = np.random.default_rng(0)
+    for _ in range(150):
+        if not env.agents or env.terminations[env.agent_selection] or env.truncations[env.agent_selection]:
+            break
+        for agent in env.possible_agents:
+            obs = env.observe(agent)
+            assert env.observation_space(agent).contains(obs), f"{agent}'s observation is outside its space"
+            if agent == env.agent_selection:
+                assert obs["action_mask"].any()
+            else:
+                assert not obs["action_mask"].any(), f"{agent} is waiting but has legal actions"
+        mask = env.observe(env.agent_selection)["action_mask"]
+        env.step(int(rng.choice(np.flatnonzero(mask))))
+
+
+@pytest.mark.parametrize(("env_id", "params"), CASES)
+def test_snapshot_deepcopy_and_pickle_continue_identically(env_id, params):
+    env = make_env(env_id, params)
+    env.reset(seed=8)
+    rng = np.random.default_rng(1)
+    for _ in range(10):
+        if env.terminations[env.agent_selection] or env.truncations[env.agent_selection]:
+            break
+        env.step(int(rng.choice(np.flatnonzero(env.observe(env.agent_selection)["action_mask"]))))
+    snapshot = json.loads(json.dumps(env.unwrapped.snapshot()))
+    restored = make_env(env_id, params)
+    restored.unwrapped.restore(snapshot)
+    clones = [restored, copy.deepcopy(env), pickle.loads(pickle.dumps(env))]
+    for _ in range(60):
+        agent = env.agent_selection
+        if env.terminations[agent] or env.truncations[agent]:
+            break
+        reference = env.observe(agent)
+        for clone in clones:
+            assert clone.agent_selection == agent
+            assert np.array_equal(clone.observe(agent)["observation"], reference["observation"])
+        action = int(rng.choice(np.flatnonzero(reference["action_mask"])))
+        for e in [env, *clones]:
+            e.step(action)
+    for clone in clones:
+        assert clone.unwrapped.snapshot() == env.unwrapped.snapshot()
+
+
+@pytest.mark.parametrize(("env_id", "params"), DEFAULT_CASES)
+def test_illegal_actions_raise_and_change_nothing(env_id, params):
+    env = make_env(env_id, params)
+    env.reset(seed=4)
+    mask = env.observe(env.agent_selection)["action_mask"]
+    before = env.unwrapped.snapshot()
+    illegal = [a for a in range(len(mask)) if not mask[a]] + [-1, len(mask), 1.5, "x", None]
+    for action in illegal:
+        with pytest.raises(cardenvs.IllegalActionError) as info:
+            env.step(action)
+        assert "legal actions" in str(info.value) or action is None
+        assert env.unwrapped.snapshot() == before
+
+
+@pytest.mark.parametrize(("env_id", "params"), DEFAULT_CASES)
+def test_penalize_mode_applies_the_penalty(env_id, params):
+    env = make_env(env_id, params, illegal_action="penalize")
+    env.reset(seed=4)
+    mask = env.observe(env.agent_selection)["action_mask"]
+    before = env.unwrapped.snapshot()
+    offender = env.agent_selection
+    env.step(len(mask))  # out of range: always illegal
+    assert env.unwrapped.snapshot() != before
+    assert env.rewards[offender] < 0 or env.game.name == "clabber"
+
+
+@pytest.mark.parametrize(("env_id", "params"), DEFAULT_CASES)
+def test_batched_illegal_action_raises_and_changes_nothing(env_id, params):
+    venv = cardenvs.vector_env(env_id, 4, **params)
+    venv.reset(seed=0)
+    before = venv.states.copy()
+    actions = venv.sample_actions().copy()
+    actions[2] = venv.num_actions  # out of range
+    with pytest.raises(cardenvs.IllegalActionError, match="game 2"):
+        venv.step(actions)
+    assert np.array_equal(venv.states, before)
+
+
+@pytest.mark.parametrize("env_id", cardenvs.available_envs())
+def test_bad_parameters_raise_value_errors(env_id):
+    with pytest.raises(ValueError, match="allowed"):
+        cardenvs.env(env_id, no_such_parameter=1)
+    with pytest.raises(ValueError, match="allowed"):
+        cardenvs.env(env_id, num_players=99)
+    with pytest.raises(ValueError, match="not allowed"):
+        cardenvs.env(env_id, render_mode="video")
+    with pytest.raises(ValueError, match="not allowed"):
+        cardenvs.env(env_id, illegal_action="ignore")
+    with pytest.raises(ValueError, match="positive"):
+        cardenvs.vector_env(env_id, 0)
+
+
+def test_unknown_env_id_lists_the_known_ones():
+    with pytest.raises(ValueError, match="available: .*slabberjan_v0"):
+        cardenvs.env("poker_v9")
+
+
+@pytest.mark.parametrize("env_id", cardenvs.available_envs())
+def test_step_before_reset_is_refused(env_id):
+    env = cardenvs.env(env_id)
+    with pytest.raises(RuntimeError, match="reset"):
+        env.step(0)
+    with pytest.raises(RuntimeError, match="reset"):
+        cardenvs.vector_env(env_id, 2).step(np.zeros(2, np.int64))
+
+
+@pytest.mark.parametrize("env_id", cardenvs.available_envs())
+def test_render_shows_text_and_draws_no_randomness(env_id):
+    env = cardenvs.env(env_id, render_mode="ansi")
+    env.reset(seed=1)
+    before = env.unwrapped.snapshot()
+    text = env.render()
+    assert isinstance(text, str) and text
+    assert env.unwrapped.snapshot() == before
+
+
+@pytest.mark.parametrize("env_id", cardenvs.available_envs())
+def test_same_seed_same_game_different_seed_different_game(env_id):
+    env = cardenvs.env(env_id)
+    first = play_random_game(env, seed=21)
+    snap_a = env.unwrapped.snapshot()
+    assert play_random_game(env, seed=21) == first
+    assert env.unwrapped.snapshot() == snap_a
+    env.reset(seed=22)
+    env.reset(seed=21)
+    other = cardenvs.env(env_id)
+    other.reset(seed=23)
+    assert other.unwrapped.snapshot()["state"] != env.unwrapped.snapshot()["state"]
+
+
+def test_batch_trajectories_do_not_depend_on_batch_size():
+    for env_id in cardenvs.available_envs():
+        small, large = cardenvs.vector_env(env_id, 2), cardenvs.vector_env(env_id, 9)
+        small.reset(seed=7)
+        large.reset(seed=7)
+        for _ in range(200):
+            actions = large.sample_actions().copy()
+            small.step(actions[:2])
+            large.step(actions)
+            assert np.array_equal(small.states, large.states[:2])
+
+
+def test_everything_runs_as_plain_python_with_jit_disabled():
+    script = textwrap.dedent(
+        """
+        import numpy as np, cardenvs
+        for env_id in cardenvs.available_envs():
+            env = cardenvs.env(env_id)
+            env.reset(seed=0)
+            for _ in range(40):
+                agent = env.agent_selection
+                if env.terminations[agent] or env.truncations[agent]:
+                    break
+                env.step(int(np.flatnonzero(env.observe(agent)["action_mask"])[0]))
+            venv = cardenvs.vector_env(env_id, 2)
+            venv.reset(seed=0)
+            for _ in range(40):
+                venv.step(venv.sample_actions())
+            print(env_id, "ok")
+        """
+    )
+    environment = dict(os.environ, NUMBA_DISABLE_JIT="1")
+    result = subprocess.run(
+        [sys.executable, "-W", "error::RuntimeWarning", "-c", script],
+        capture_output=True, text=True, env=environment, timeout=600,
+    )
+    assert result.returncode == 0, result.stderr[-3000:]
+    for env_id in cardenvs.available_envs():
+        assert f"{env_id} ok" in result.stdout
