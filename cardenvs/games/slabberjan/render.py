@@ -33,7 +33,7 @@ def render(state: np.record, params: SlabberjanParams) -> str:
             paid = ", paid" if state.paid[seat] else ""
             notes.append(f"last showdown: {kind_name(int(state.shown[seat]))}{paid}")
         lines.append(f"  player_{seat}: {int(state.chips[seat])} chips  " + "; ".join(notes))
-    aside = [f"{KIND_NAMES[k]}×{int(c)}" for k, c in enumerate(state.set_aside) if c]
+    aside = [f"{KIND_NAMES[k]} ×{int(c)}" for k, c in enumerate(state.set_aside) if c]
     lines.append(
         f"  centre: {int(state.pot)} chips; bag: {int(state.bag_size)} pieces; "
         f"set aside: {', '.join(aside) if aside else 'none'}"

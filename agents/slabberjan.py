@@ -1,0 +1,47 @@
+"""A rule-based Slabberjan agent: keep a good piece, pass a bad one on.
+
+Strategy (what a sensible player does): with a matador or a piece at or above a threshold rank, stand;
+with a lower piece, try to swap it away (or, as dealer, draw from the bag). A piece known to be waiting on the
+left that is worse than one's own is never taken.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from agents.base import Agent
+from cardenvs.core.game import ObservationLayout
+from cardenvs.games.slabberjan.pieces import INN, NO_PIECE
+from cardenvs.games.slabberjan.rules import EXCHANGE, STAND
+
+#: stand on this kind or higher (kind 10 is the numbered piece 6)
+DEFAULT_STAND_AT = 10
+
+
+class SlabberjanHeuristic(Agent):
+    """Stand on a good piece, exchange a poor one.
+
+    Args:
+        layout: the env's observation layout (``env.unwrapped.layout``).
+        stand_at: the lowest piece kind it keeps.
+    """
+
+    name = "heuristic"
+
+    def __init__(self, layout: ObservationLayout, stand_at: int = DEFAULT_STAND_AT):
+        self.layout = layout
+        self.stand_at = stand_at
+        self.kinds = layout.offsets["own_piece"][1] - layout.offsets["own_piece"][0]
+
+    def act(self, observation: dict[str, np.ndarray]) -> int:
+        mask = observation["action_mask"]
+        views = self.layout.split(observation["observation"])
+        own = int(views["own_piece"].argmax())
+        left_known = views["known_pieces"][self.kinds + 1 : 2 * (self.kinds + 1)]
+        left = int(left_known.argmax())
+        left = NO_PIECE if left == self.kinds else left
+        keep = own >= INN or own >= self.stand_at or (left != NO_PIECE and left < own)
+        choice = STAND if keep else EXCHANGE
+        if not mask[choice]:
+            choice = int(np.flatnonzero(mask)[0])
+        return choice
