@@ -22,7 +22,7 @@ class Agent:
     def act_batch(self, observations: np.ndarray, action_masks: np.ndarray) -> np.ndarray:
         """One legal action per row of the batched env's ``(obs[N, D], action_mask[N, A])``."""
         return np.array(
-            [self.act({"observation": o, "action_mask": m}) for o, m in zip(observations, action_masks)],
+            [self.act({"observation": o, "action_mask": m}) for o, m in zip(observations, action_masks, strict=True)],
             dtype=np.int64,
         )
 

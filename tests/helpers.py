@@ -13,7 +13,7 @@ def play_random_game(env: CardEnv, seed: int, max_steps: int = 100_000) -> int:
     rng = np.random.default_rng(seed)
     env.reset(seed=seed)
     steps = 0
-    for agent in env.agent_iter(max_steps):
+    for _agent in env.agent_iter(max_steps):
         obs, _, terminated, truncated, _ = env.last()
         if terminated or truncated:
             env.step(None)

@@ -221,7 +221,7 @@ def test_bad_parameters_raise_value_errors(env_id):
 
 
 def test_unknown_env_id_lists_the_known_ones():
-    with pytest.raises(ValueError, match="available: .*slabberjan_v0"):
+    with pytest.raises(ValueError, match=r"available: .*slabberjan_v0"):
         cardenvs.env("poker_v9")
 
 
