@@ -14,7 +14,7 @@ import numpy as np
 import cardenvs
 
 
-def _baseline_agent(env_id: str, env):  # noqa: ANN001 - any cardenvs AEC env
+def _baseline_agent(env_id: str, env):
     from agents import RandomAgent
 
     if env_id == "slabberjan_v0":
