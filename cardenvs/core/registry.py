@@ -13,6 +13,7 @@ from cardenvs.core.vector import VectorEnv
 #: env id -> module whose ``GAME`` attribute is the game's :class:`~cardenvs.core.game.Game`.
 REGISTRY: dict[str, str] = {
     "slabberjan_v0": "cardenvs.games.slabberjan",
+    "slap_v0": "cardenvs.games.slap",
 }
 
 

@@ -107,7 +107,7 @@ def state_dtype(params: SlapParams) -> np.dtype:
             ("drop_remainder", np.bool_),
             ("chances_of_rank", np.int32, (NUM_RANK_IDS,)),  # chances a card of each rank gives (0: number card)
             ("penalty", np.int32),  # cards burnt per wrong slap
-            ("slap_rule_on", np.bool_, (len(SLAP_RULES),)),  # on/off per rule, in SLAP_RULES order
+            ("slap_rule_on", np.uint8, (len(SLAP_RULES),)),  # on/off per rule, in SLAP_RULES order
             ("slap_tiebreak", np.int8),  # index into SLAP_TIEBREAKS
             ("window_mode", np.int8),  # index into WINDOW_MODES
             ("expose_play_action", np.bool_),
@@ -116,19 +116,19 @@ def state_dtype(params: SlapParams) -> np.dtype:
             # --- the deal (chance outcomes, kept for replays)
             ("dealer", np.int32),  # seat of the dealer; its left neighbour deals first and plays first
             ("deck", np.int8, (MAX_CARDS,)),  # the shuffled pack in dealing order (NO_CARD past deck_size)
-            ("in_play", np.bool_, (MAX_CARDS,)),  # card id is in the game (dealt; not dropped)
+            ("in_play", np.uint8, (MAX_CARDS,)),  # card id is in the game (dealt; not dropped)
             ("cards_in_play", np.int32),  # how many cards are in the game
             # --- the table
             ("phase", np.int8),  # PHASE_WINDOW, PHASE_PLAY or PHASE_OVER
             ("stack", np.int8, (n, MAX_CARDS)),  # each seat's face-down stack, a ring buffer of card ids
             ("stack_top", np.int32, (n,)),  # ring index of the seat's top card
             ("stack_size", np.int32, (n,)),  # cards in the seat's stack
-            ("eliminated", np.bool_, (n,)),  # out for good (a wrong slap while holding no cards)
+            ("eliminated", np.uint8, (n,)),  # out for good (a wrong slap while holding no cards)
             ("pile", np.int8, (MAX_CARDS,)),  # the centre pile, a ring buffer: pile_bottom is its lowest card
             ("pile_bottom", np.int32),  # ring index of the pile's bottom card
             ("pile_size", np.int32),  # all cards in the pile, face down ones included
             ("face_up", np.int32),  # the top face_up cards of the pile are face up; the rest were burnt
-            ("slappable", np.bool_),  # the face-up cards match an active slap rule (derived, never observed)
+            ("slap_matches", np.int32),  # bit r set: active rule SLAP_RULES[r] matches the pile (never observed)
             ("to_play", np.int32),  # seat that plays the next card
             ("played_last", np.int32),  # seat that played the pile's top card (NO_PLAYER when none)
             ("challenger", np.int32),  # seat whose face card is being answered (NO_PLAYER when none)
@@ -139,14 +139,22 @@ def state_dtype(params: SlapParams) -> np.dtype:
             ("window_order", np.int32, (n,)),  # seats asked in this window, in asking order
             ("window_size", np.int32),  # seats asked in this window
             ("window_index", np.int32),  # position in window_order of the seat being asked
-            ("slap_choice", np.bool_, (n,)),  # this window's choices (SLAP = True); hidden until resolution
+            ("slap_choice", np.uint8, (n,)),  # this window's choices (SLAP = True); hidden until resolution
             # --- the last resolved window (public once resolved)
-            ("last_slapped", np.bool_, (n,)),  # who slapped in the last resolved window
+            ("last_slapped", np.uint8, (n,)),  # who slapped in the last resolved window
             ("last_winner", np.int32),  # who won the pile by a slap in it (NO_PLAYER when nobody)
             ("reaction_time", np.float32, (n,)),  # reaction_noise draws of its correct slappers (0 otherwise)
             ("burnt_total", np.int32),  # cards burnt by wrong slaps this game
         ]
     )
+
+
+#: fields written by fill_params (constant during a game); every other field but ``rng`` and ``num_players``
+#: belongs to the game in progress.
+PARAM_FIELDS = (
+    "deck_size", "drop_remainder", "chances_of_rank", "penalty", "slap_rule_on", "slap_tiebreak", "window_mode",
+    "expose_play_action", "reward_scheme", "max_cards_played",
+)
 
 
 def fill_params(record: np.record, params: SlapParams) -> None:
