@@ -275,17 +275,20 @@ def test_everything_runs_as_plain_python_with_jit_disabled():
         """
         import numpy as np, cardenvs
         for env_id in cardenvs.available_envs():
-            env = cardenvs.env(env_id)
-            env.reset(seed=0)
-            for _ in range(40):
-                agent = env.agent_selection
-                if env.terminations[agent] or env.truncations[agent]:
-                    break
-                env.step(int(np.flatnonzero(env.observe(agent)["action_mask"])[0]))
-            venv = cardenvs.vector_env(env_id, 2)
-            venv.reset(seed=0)
-            for _ in range(40):
-                venv.step(venv.sample_actions())
+            for params in cardenvs.get_game(env_id).example_params:
+                env = cardenvs.env(env_id, **params)
+                env.reset(seed=0)
+                for _ in range(30):
+                    agent = env.agent_selection
+                    if env.terminations[agent] or env.truncations[agent]:
+                        break
+                    for other in env.possible_agents:
+                        env.observe(other)
+                    env.step(int(np.flatnonzero(env.observe(agent)["action_mask"])[-1]))
+                venv = cardenvs.vector_env(env_id, 2, **params)
+                venv.reset(seed=0)
+                for _ in range(30):
+                    venv.step(venv.sample_actions())
             print(env_id, "ok")
         """
     )

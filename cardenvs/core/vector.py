@@ -13,6 +13,7 @@ from typing import Any
 import numpy as np
 from numba import njit, prange
 
+from cardenvs.core.dispatch import engine_observe, engine_penalize, engine_reset, engine_step, register_engine
 from cardenvs.core.errors import IllegalActionError
 from cardenvs.core.game import Game, new_states
 from cardenvs.core.rng import game_seed, next_u64, rand_below, seed_state
@@ -24,28 +25,25 @@ _SAMPLER_DTYPE = np.dtype([("rng", np.uint64), ("draws", np.uint32)])
 
 
 @njit(cache=True, parallel=True)
-def _reset_games(states, raw, template, seeds, players, obs, masks, reset, observe):
+def _reset_games(states, raw, template, seeds, players, obs, masks):
     for i in prange(states.shape[0]):
         raw[i, :] = template
         state = states[i]
-        reset(state, seeds[i])
+        engine_reset(state, seeds[i])
         players[i] = state.current_player
-        observe(state, state.current_player, obs[i], masks[i])
+        engine_observe(state, state.current_player, obs[i], masks[i])
 
 
 @njit(cache=True, parallel=True)
-def _step_games(
-    states, raw, template, actions, penalize_illegal, players, obs, masks, rewards, terminated, truncated,
-    step, reset, observe, penalize,
-):
+def _step_games(states, raw, template, actions, penalize_illegal, players, obs, masks, rewards, terminated, truncated):
     num_actions = masks.shape[1]
     for i in prange(states.shape[0]):
         state = states[i]
         action = actions[i]
         if 0 <= action < num_actions and masks[i, action] != 0:
-            step(state, action)
+            engine_step(state, action)
         elif penalize_illegal:
-            penalize(state, state.current_player)
+            engine_penalize(state, state.current_player)
         rewards[i, :] = state.rewards
         terminated[i] = state.terminated
         truncated[i] = state.truncated
@@ -53,9 +51,9 @@ def _step_games(
             next_seed = next_u64(state)
             raw[i, :] = template
             state = states[i]
-            reset(state, next_seed)
+            engine_reset(state, next_seed)
         players[i] = state.current_player
-        observe(state, state.current_player, obs[i], masks[i])
+        engine_observe(state, state.current_player, obs[i], masks[i])
 
 
 @njit(cache=True)
@@ -121,6 +119,7 @@ class VectorEnv:
         self.num_actions = game.num_actions(self.params)
         self.layout = game.observation_layout(self.params)
         self.states, self._template = new_states(game, self.params, self.num_envs)
+        register_engine(self.states.dtype.names, game)
         self._raw = self.states.view(np.uint8).reshape(self.num_envs, -1)
         self.observations = np.zeros((self.num_envs, self.layout.size), np.float32)
         self.action_masks = np.zeros((self.num_envs, self.num_actions), np.int8)
@@ -142,7 +141,7 @@ class VectorEnv:
         seeds = np.array([game_seed(seed, i) for i in range(self.num_envs)], np.uint64)
         _reset_games(
             self.states, self._raw, self._template, seeds, self.current_players, self.observations,
-            self.action_masks, self.game.reset, self.game.observe,
+            self.action_masks,
         )
         _seed_samplers(self._samplers, seeds, np.uint64(_SAMPLER_SALT))
         self.rewards[:] = 0
@@ -178,7 +177,6 @@ class VectorEnv:
         _step_games(
             self.states, self._raw, self._template, actions, penalize, self.current_players, self.observations,
             self.action_masks, self.rewards, self.terminated, self.truncated,
-            self.game.step, self.game.reset, self.game.observe, self.game.penalize,
         )
         return (
             self.observations, self.action_masks, self.current_players, self.rewards, self.terminated,

@@ -63,7 +63,8 @@ def observation_layout(params: SlabberjanParams) -> ObservationLayout:
 
 @njit(cache=True)
 def _one_hot_piece(obs, at, kind):
-    obs[at + (UNKNOWN_SLOT if kind == NO_PIECE else kind)] = 1.0
+    # int(): as plain Python (NUMBA_DISABLE_JIT=1) an int8 plus a large offset would overflow
+    obs[at + (UNKNOWN_SLOT if kind == NO_PIECE else int(kind))] = 1.0
 
 
 @njit(cache=True)
@@ -73,10 +74,10 @@ def observe(state, player, obs, mask):
     obs[:] = 0.0
     at = 0
     if state.piece[player] != NO_PIECE:
-        obs[at + state.piece[player]] = 1.0
+        obs[at + int(state.piece[player])] = 1.0
     at += NUM_KINDS
     if state.original[player] != NO_PIECE:
-        obs[at + state.original[player]] = 1.0
+        obs[at + int(state.original[player])] = 1.0
     at += NUM_KINDS
     for rel in range(n):
         _one_hot_piece(obs, at + rel * (NUM_KINDS + 1), state.known[player, (player + rel) % n])
@@ -98,9 +99,9 @@ def observe(state, player, obs, mask):
             obs[dealer_at + rel] = 1.0
         if seat == state.current_player:
             obs[act_at + rel] = 1.0
-        obs[acted_at + rel * NUM_ACTS + state.acted[seat]] = 1.0 if state.in_game[seat] else 0.0
+        obs[acted_at + rel * NUM_ACTS + int(state.acted[seat])] = 1.0 if state.in_game[seat] else 0.0
         if state.announced[seat] != NO_PIECE:
-            obs[announced_at + rel * NUM_MATADORS + state.announced[seat] - (NUM_KINDS - NUM_MATADORS)] = 1.0
+            obs[announced_at + rel * NUM_MATADORS + int(state.announced[seat]) - (NUM_KINDS - NUM_MATADORS)] = 1.0
         obs[knocked_at + rel] = state.fool_knocked[seat]
     at = knocked_at + n
     for kind in range(NUM_KINDS):
@@ -110,7 +111,7 @@ def observe(state, player, obs, mask):
     obs[at + 1] = state.pot
     at += 2
     if state.phase != PHASE_OVER:
-        obs[at + state.phase] = 1.0
+        obs[at + int(state.phase)] = 1.0
     at += len(PHASES_SHOWN)
     paid_at = at + n * (NUM_KINDS + 1)
     for rel in range(n):

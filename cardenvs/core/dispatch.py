@@ -1,0 +1,84 @@
+"""Compile-time dispatch from a state record's type to its game's rule functions.
+
+The batched kernels (core/vector.py) are written once for every game. Passing rule functions to them as
+arguments would work, but numba cannot cache kernels whose signature holds functions. Instead the kernels
+call the ``engine_*`` functions below; numba resolves each call while compiling, from the record's field
+names to the game registered with those names, so every kernel is cached per record type. As plain Python
+(``NUMBA_DISABLE_JIT=1``) the same functions look the game up from the record's dtype at run time.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from numba.extending import overload
+
+_ENGINES: dict[tuple[str, ...], Any] = {}
+
+
+def register_engine(field_names: tuple[str, ...], game: Any) -> None:
+    """Make ``game``'s rule functions the ones called for records with these field names."""
+    _ENGINES[tuple(field_names)] = game
+
+
+def _engine(field_names: tuple[str, ...]) -> Any:
+    try:
+        return _ENGINES[tuple(field_names)]
+    except KeyError:
+        raise TypeError(f"no game is registered for a state record with fields {field_names}") from None
+
+
+def engine_reset(state, seed):
+    _engine(state.dtype.names).reset(state, seed)
+
+
+def engine_step(state, action):
+    _engine(state.dtype.names).step(state, action)
+
+
+def engine_observe(state, player, obs, mask):
+    _engine(state.dtype.names).observe(state, player, obs, mask)
+
+
+def engine_penalize(state, player):
+    _engine(state.dtype.names).penalize(state, player)
+
+
+@overload(engine_reset, jit_options={"cache": True})
+def _compiled_reset(state, seed):
+    reset = _engine(tuple(state.fields)).reset
+
+    def impl(state, seed):
+        reset(state, seed)
+
+    return impl
+
+
+@overload(engine_step, jit_options={"cache": True})
+def _compiled_step(state, action):
+    step = _engine(tuple(state.fields)).step
+
+    def impl(state, action):
+        step(state, action)
+
+    return impl
+
+
+@overload(engine_observe, jit_options={"cache": True})
+def _compiled_observe(state, player, obs, mask):
+    observe = _engine(tuple(state.fields)).observe
+
+    def impl(state, player, obs, mask):
+        observe(state, player, obs, mask)
+
+    return impl
+
+
+@overload(engine_penalize, jit_options={"cache": True})
+def _compiled_penalize(state, player):
+    penalize = _engine(tuple(state.fields)).penalize
+
+    def impl(state, player):
+        penalize(state, player)
+
+    return impl
