@@ -19,6 +19,7 @@ from pettingzoo import AECEnv
 
 from cardenvs.core.errors import IllegalActionError
 from cardenvs.core.game import NO_PLAYER, Game, new_states
+from cardenvs.core.single import engine_view, observe_game, penalize_game, reset_game, step_game
 from cardenvs.core.snapshot import restore_record, snapshot_record
 
 ILLEGAL_ACTION_MODES = ("raise", "penalize")
@@ -74,7 +75,7 @@ class CardEnv(AECEnv):
         self.observation_spaces = {a: obs_space for a in self.possible_agents}
         self.action_spaces = {a: spaces.Discrete(self.num_actions) for a in self.possible_agents}
         self._states, self._template = new_states(game, self.params, 1)
-        self._state = self._states[0]
+        self._bind_views()
         self._obs = np.zeros(self.layout.size, np.float32)
         self._scratch_mask = np.zeros(self.num_actions, np.int8)
         self._mask = np.zeros(self.num_actions, np.int8)  # legal mask of the agent to act
@@ -92,7 +93,7 @@ class CardEnv(AECEnv):
     @property
     def state_record(self) -> np.record:
         """The live state record (read it; change it only through ``step``/``restore``)."""
-        return self._state
+        return self._records[0]
 
     # ------------------------------------------------------------------ protocol
     def reset(self, seed: int | None = None, options: dict | None = None) -> None:
@@ -110,9 +111,9 @@ class CardEnv(AECEnv):
                 self._seed_stream = np.random.default_rng()
             game_seed = int(self._seed_stream.integers(0, 2**63))
         self._states.view(np.uint8)[:] = self._template
-        self.game.reset(self._state, np.uint64(game_seed))
+        reset_game(self._engine_states, np.uint64(game_seed), self._mask)
         if options and "deal" in options:
-            self.game.apply_deal(self._state, self.params, options["deal"])
+            self.game.apply_deal(self._records[0], self.params, options["deal"])
         self._has_reset = True
         self.agents = self.possible_agents[:]
         self.rewards = {a: 0.0 for a in self.agents}
@@ -121,11 +122,11 @@ class CardEnv(AECEnv):
         self.truncations = {a: False for a in self.agents}
         self.infos = {a: {} for a in self.agents}
         self._nonzero_rewards = []
-        self._after_change()
+        self._after_change(*self._status())
 
     def observe(self, agent: str) -> dict[str, np.ndarray]:
         self._check_reset("observe")
-        self.game.observe(self._state, self._agent_index[agent], self._obs, self._scratch_mask)
+        observe_game(self._engine_states, self._agent_index[agent], self._obs, self._scratch_mask)
         return {"observation": self._obs.copy(), "action_mask": self._scratch_mask.copy()}
 
     def step(self, action: Any) -> None:
@@ -136,14 +137,15 @@ class CardEnv(AECEnv):
                 raise IllegalActionError(f"{agent} is done; the only allowed action is None, got {action!r}")
             self._was_dead_step(action)
             return
-        self._cumulative_rewards[agent] = 0.0
         if self._is_legal(action):
-            self.game.step(self._state, int(action))
+            self._cumulative_rewards[agent] = 0.0
+            status = step_game(self._engine_states, int(action), self._mask)
         elif self.illegal_action == "penalize":
-            self.game.penalize(self._state, self._agent_index[agent])
+            self._cumulative_rewards[agent] = 0.0
+            status = penalize_game(self._engine_states, self._agent_index[agent], self._mask)
         else:
             raise IllegalActionError(self._illegal_message(agent, action))
-        self._after_change()
+        self._after_change(*status)
         if self.render_mode == "human":
             self.render()
 
@@ -154,7 +156,7 @@ class CardEnv(AECEnv):
             gymnasium.logger.warn("render() called without a render_mode; pass render_mode='ansi' or 'human'")
             return None
         self._check_reset("render")
-        text = self.game.render(self._state, self.params)
+        text = self.game.render(self._records[0], self.params)
         if self.render_mode == "ansi":
             return text
         print(text)
@@ -170,7 +172,7 @@ class CardEnv(AECEnv):
         return {
             "env_id": self.game.env_id,
             "params": _params_as_dict(self.params),
-            "state": snapshot_record(self._state),
+            "state": snapshot_record(self._records[0]),
             "cumulative_rewards": dict(self._cumulative_rewards),
             "agents": list(self.agents),
         }
@@ -181,36 +183,38 @@ class CardEnv(AECEnv):
             raise ValueError(f"snapshot is of {snapshot.get('env_id')!r}, this env is {self.game.env_id!r}")
         if snapshot.get("params") != _params_as_dict(self.params):
             raise ValueError("snapshot parameters differ from this env's; make the env with the same parameters")
-        restore_record(self._state, snapshot["state"])
+        restore_record(self._records[0], snapshot["state"])
         self._has_reset = True
         self.agents = list(snapshot["agents"])
         self.rewards = {a: 0.0 for a in self.agents}
         self._cumulative_rewards = {a: float(snapshot["cumulative_rewards"][a]) for a in self.agents}
         self.infos = {a: {} for a in self.agents}
-        over = bool(self._state.terminated or self._state.truncated)
-        self.terminations = {a: bool(self._state.terminated) for a in self.agents}
-        self.truncations = {a: bool(self._state.truncated) for a in self.agents}
+        self.terminations = {a: bool(self._terminated[0]) for a in self.agents}
+        self.truncations = {a: bool(self._truncated[0]) for a in self.agents}
         self._nonzero_rewards = []
+        player, _, over = self._status()
         if over:
+            self._mask[:] = 0
             if self.agents:
                 self.agent_selection = self.agents[0]
-            self.game.legal_mask(self._state, self._mask)
         else:
-            self._after_change()
+            observe_game(self._engine_states, player, self._obs, self._mask)  # refreshes the mask
+            self.agent_selection = self.possible_agents[player]
 
     def __deepcopy__(self, memo: dict) -> CardEnv:
         clone = copy.copy(self)
         memo[id(self)] = clone
         for name, value in self.__dict__.items():
-            if name in ("game", "params", "layout", "observation_spaces", "action_spaces", "_agent_index"):
+            if name in _SHARED_ATTRIBUTES:
                 continue  # immutable or shared by design
+            if name in _VIEW_ATTRIBUTES:
+                continue  # rebuilt below from the copied state array
             setattr(clone, name, copy.deepcopy(value, memo))
-        clone._state = clone._states[0]
+        clone._bind_views()
         return clone
 
     def __getstate__(self) -> dict:
-        state = self.__dict__.copy()
-        state["_state"] = None  # a record is a view; rebuilt from _states
+        state = {k: v for k, v in self.__dict__.items() if k not in _VIEW_ATTRIBUTES}
         state["game"] = self.game.env_id
         return state
 
@@ -219,7 +223,7 @@ class CardEnv(AECEnv):
 
         state["game"] = get_game(state["game"])
         self.__dict__.update(state)
-        self._state = self._states[0]
+        self._bind_views()
 
     # ------------------------------------------------------------------ internals
     def _check_reset(self, what: str) -> None:
@@ -245,14 +249,27 @@ class CardEnv(AECEnv):
             shown = repr(action)
         return f"{self.game.env_id}: action {shown} is not legal for {agent} now; legal actions: {', '.join(legal)}"
 
-    def _after_change(self) -> None:
-        """Copy the record's step results into PettingZoo's dicts."""
-        state = self._state
-        for agent in self._nonzero_rewards:
-            self.rewards[agent] = 0.0
-        self._nonzero_rewards = []
-        step_rewards = state.rewards
-        if step_rewards.any():
+    def _bind_views(self) -> None:
+        """Views into the state array that the hot path reads without going through ``np.record``."""
+        self._engine_states = engine_view(self._states)
+        self._records = self._states.view(np.recarray)
+        self._current_player = self._states["current_player"]
+        self._terminated = self._states["terminated"]
+        self._truncated = self._states["truncated"]
+        self._step_rewards = self._states["rewards"][0]
+
+    def _status(self) -> tuple[int, bool, int]:
+        over = 1 if self._terminated[0] else (2 if self._truncated[0] else 0)
+        return int(self._current_player[0]), bool(self._step_rewards.any()), over
+
+    def _after_change(self, player: int, rewarded: bool, over: int) -> None:
+        """Copy a step's results (as returned by the compiled step) into PettingZoo's dicts."""
+        if self._nonzero_rewards:
+            for agent in self._nonzero_rewards:
+                self.rewards[agent] = 0.0
+            self._nonzero_rewards = []
+        if rewarded:
+            step_rewards = self._step_rewards
             for i in np.flatnonzero(step_rewards):
                 agent = self.possible_agents[i]
                 if agent in self.rewards:
@@ -260,9 +277,8 @@ class CardEnv(AECEnv):
                     self.rewards[agent] = value
                     self._cumulative_rewards[agent] += value
                     self._nonzero_rewards.append(agent)
-        player = int(state.current_player)
-        if state.terminated or state.truncated:
-            done = self.truncations if state.truncated and not state.terminated else self.terminations
+        if over:
+            done = self.terminations if over == 1 else self.truncations
             for agent in self.agents:
                 done[agent] = True
             self._mask[:] = 0
@@ -270,8 +286,14 @@ class CardEnv(AECEnv):
             self.agent_selection = self.agents[0]
         else:
             assert player != NO_PLAYER
-            self.game.legal_mask(state, self._mask)
             self.agent_selection = self.possible_agents[player]
+
+
+# Attributes that copies share with the original, and views rebuilt from the state array after copying.
+_SHARED_ATTRIBUTES = frozenset({"game", "params", "layout", "observation_spaces", "action_spaces", "_agent_index"})
+_VIEW_ATTRIBUTES = frozenset(
+    {"_engine_states", "_records", "_current_player", "_terminated", "_truncated", "_step_rewards"}
+)
 
 
 def _params_as_dict(params: Any) -> dict:

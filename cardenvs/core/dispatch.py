@@ -1,6 +1,7 @@
 """Compile-time dispatch from a state record's type to its game's rule functions.
 
-The batched kernels (core/vector.py) are written once for every game. Passing rule functions to them as
+The kernels of both front ends (core/single.py for the AEC env, core/vector.py for the batched env) are
+written once for every game. Passing rule functions to them as
 arguments would work, but numba cannot cache kernels whose signature holds functions. Instead the kernels
 call the ``engine_*`` functions below; numba resolves each call while compiling, from the record's field
 names to the game registered with those names, so every kernel is cached per record type. As plain Python
@@ -44,6 +45,10 @@ def engine_penalize(state, player):
     _engine(state.dtype.names).penalize(state, player)
 
 
+def engine_legal_mask(state, mask):
+    _engine(state.dtype.names).legal_mask(state, mask)
+
+
 @overload(engine_reset, jit_options={"cache": True})
 def _compiled_reset(state, seed):
     reset = _engine(tuple(state.fields)).reset
@@ -80,5 +85,15 @@ def _compiled_penalize(state, player):
 
     def impl(state, player):
         penalize(state, player)
+
+    return impl
+
+
+@overload(engine_legal_mask, jit_options={"cache": True})
+def _compiled_legal_mask(state, mask):
+    legal_mask = _engine(tuple(state.fields)).legal_mask
+
+    def impl(state, mask):
+        legal_mask(state, mask)
 
     return impl

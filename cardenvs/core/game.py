@@ -118,6 +118,12 @@ class Game:
     observe: Callable
     penalize: Callable
 
+    def __post_init__(self) -> None:
+        from cardenvs.core.dispatch import register_engine
+
+        # Field names do not depend on parameter values, so the default parameters identify the game.
+        register_engine(self.state_dtype(self.params_type()).names, self)
+
     @property
     def env_id(self) -> str:
         return f"{self.name}_v{self.version}"
@@ -154,11 +160,15 @@ def check_bool(env_name: str, name: str, value: Any) -> None:
         raise ValueError(f"{env_name}: {name}={value!r} is not allowed; it must be True or False")
 
 
-def new_states(game: Game, params: Any, count: int) -> tuple[np.recarray, np.ndarray]:
-    """``count`` state records, and the template (parameters filled, all else zero) as raw bytes."""
+def new_states(game: Game, params: Any, count: int) -> tuple[np.ndarray, np.ndarray]:
+    """``count`` zeroed state records (a plain structured array), and the template as raw bytes.
+
+    The template is a record with the parameter fields filled and every other field zero; a game is reset by
+    copying it over the record's bytes. Python code reads records through ``states.view(np.recarray)``.
+    """
     dtype = game.state_dtype(params)
     template = np.zeros(1, dtype).view(np.recarray)
     game.fill_params(template[0], params)
-    states = np.zeros(count, dtype).view(np.recarray)
+    states = np.zeros(count, dtype)
     template_bytes = template.view(np.uint8).reshape(dtype.itemsize).copy()
     return states, template_bytes

@@ -13,7 +13,10 @@ from cardenvs.core.vector import VectorEnv
 #: env id -> module whose ``GAME`` attribute is the game's :class:`~cardenvs.core.game.Game`.
 REGISTRY: dict[str, str] = {
     "slabberjan_v0": "cardenvs.games.slabberjan",
+    "clabber_v0": "cardenvs.games.clabber",
     "slap_v0": "cardenvs.games.slap",
+    "stabby_jack_v0": "cardenvs.games.stabby_jack",
+    "gin_slaughtre_v0": "cardenvs.games.gin_slaughtre",
 }
 
 

@@ -13,10 +13,11 @@ from typing import Any
 import numpy as np
 from numba import njit, prange
 
-from cardenvs.core.dispatch import engine_observe, engine_penalize, engine_reset, engine_step, register_engine
+from cardenvs.core.dispatch import engine_observe, engine_penalize, engine_reset, engine_step
 from cardenvs.core.errors import IllegalActionError
 from cardenvs.core.game import Game, new_states
 from cardenvs.core.rng import game_seed, next_u64, rand_below, seed_state
+from cardenvs.core.single import engine_view
 
 # Kept apart from the game seeds so that sampling actions never touches the games' own chance.
 _SAMPLER_SALT = 0x5A3C_91E7_0F1B_D24B
@@ -118,16 +119,16 @@ class VectorEnv:
         self.num_players = game.num_players(self.params)
         self.num_actions = game.num_actions(self.params)
         self.layout = game.observation_layout(self.params)
-        self.states, self._template = new_states(game, self.params, self.num_envs)
-        register_engine(self.states.dtype.names, game)
-        self._raw = self.states.view(np.uint8).reshape(self.num_envs, -1)
+        self._states, self._template = new_states(game, self.params, self.num_envs)
+        self._engine_states = engine_view(self._states)
+        self._raw = self._states.view(np.uint8).reshape(self.num_envs, -1)
         self.observations = np.zeros((self.num_envs, self.layout.size), np.float32)
         self.action_masks = np.zeros((self.num_envs, self.num_actions), np.int8)
         self.current_players = np.zeros(self.num_envs, np.int32)
         self.rewards = np.zeros((self.num_envs, self.num_players), np.float32)
         self.terminated = np.zeros(self.num_envs, np.bool_)
         self.truncated = np.zeros(self.num_envs, np.bool_)
-        self._samplers = np.zeros(self.num_envs, _SAMPLER_DTYPE).view(np.recarray)
+        self._samplers = engine_view(np.zeros(self.num_envs, _SAMPLER_DTYPE))
         self._sampled = np.zeros(self.num_envs, np.int64)
         self._has_reset = False
 
@@ -140,7 +141,7 @@ class VectorEnv:
             seed = int(np.random.SeedSequence().entropy % 2**64)
         seeds = np.array([game_seed(seed, i) for i in range(self.num_envs)], np.uint64)
         _reset_games(
-            self.states, self._raw, self._template, seeds, self.current_players, self.observations,
+            self._engine_states, self._raw, self._template, seeds, self.current_players, self.observations,
             self.action_masks,
         )
         _seed_samplers(self._samplers, seeds, np.uint64(_SAMPLER_SALT))
@@ -175,13 +176,18 @@ class VectorEnv:
                     f"player_{int(self.current_players[bad])}; legal actions there: {legal}"
                 )
         _step_games(
-            self.states, self._raw, self._template, actions, penalize, self.current_players, self.observations,
+            self._engine_states, self._raw, self._template, actions, penalize, self.current_players, self.observations,
             self.action_masks, self.rewards, self.terminated, self.truncated,
         )
         return (
             self.observations, self.action_masks, self.current_players, self.rewards, self.terminated,
             self.truncated,
         )
+
+    @property
+    def states(self) -> np.recarray:
+        """The games' state records (a view: read them, change them only through ``step``/``reset``)."""
+        return self._states.view(np.recarray)
 
     def sample_actions(self) -> np.ndarray:
         """A uniformly random legal action for every game, from the env's own sampling generators."""

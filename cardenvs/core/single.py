@@ -1,0 +1,71 @@
+"""Compiled entry points for one game held in a length-1 state array (the AEC env's hot path).
+
+numba recognises a plain structured ndarray argument in well under a microsecond, while an ``np.record`` or a
+``np.recarray`` argument costs it 5–10 µs per call; so the AEC env keeps its state as a plain array and calls
+these, which reach the game's rules through :mod:`cardenvs.core.dispatch`.
+"""
+
+from __future__ import annotations
+
+import numba
+import numpy as np
+from numba import njit
+
+from cardenvs.core.dispatch import (
+    engine_legal_mask,
+    engine_observe,
+    engine_penalize,
+    engine_reset,
+    engine_step,
+)
+
+
+def engine_view(states: np.ndarray) -> np.ndarray:
+    """The array to hand to compiled code: plain when compiled; as plain Python, a recarray (attribute access)."""
+    return states.view(np.recarray) if numba.config.DISABLE_JIT else states
+
+
+@njit(cache=True)
+def reset_game(states, seed, mask):
+    """Start game 0 from ``seed``; write the first player's mask; return the player to act."""
+    state = states[0]
+    engine_reset(state, seed)
+    engine_legal_mask(state, mask)
+    return state.current_player
+
+
+@njit(cache=True)
+def step_game(states, action, mask):
+    """Apply a legal action; write the next player's mask; return (player to act, reward flag, over flag).
+
+    The reward flag says whether any seat got a non-zero reward; the over flag is 1 if terminated, 2 if only
+    truncated, 0 while the game goes on.
+    """
+    state = states[0]
+    engine_step(state, action)
+    engine_legal_mask(state, mask)
+    return _status(state)
+
+
+@njit(cache=True)
+def penalize_game(states, player, mask):
+    """Apply the game's illegal-action penalty to ``player``; same return value as :func:`step_game`."""
+    state = states[0]
+    engine_penalize(state, player)
+    engine_legal_mask(state, mask)
+    return _status(state)
+
+
+@njit(cache=True)
+def observe_game(states, player, obs, mask):
+    engine_observe(states[0], player, obs, mask)
+
+
+@njit(cache=True)
+def _status(state):
+    rewarded = False
+    for reward in state.rewards:
+        if reward != 0.0:
+            rewarded = True
+    over = 1 if state.terminated else (2 if state.truncated else 0)
+    return state.current_player, rewarded, over
