@@ -40,7 +40,9 @@ def observation_layout(params: ClabberParams) -> ObservationLayout:
             ObservationView("turn_up", NUM_CARDS, 0, 1, "one-hot: the dealer's face-up card of this hand"),
             ObservationView("dealer", n, 0, 1, "one-hot relative seat of the dealer"),
             ObservationView("to_act", n, 0, 1, "one-hot relative seat to act (all zero once the game is over)"),
-            ObservationView("phase", NUM_PHASES_SHOWN, 0, 1, "one-hot: first bidding / second bidding / declare / play"),
+            ObservationView(
+                "phase", NUM_PHASES_SHOWN, 0, 1, "one-hot: first bidding / second bidding / declare / play"
+            ),
             ObservationView("bids_first", n * 2, 0, 1, "per relative seat, first round: [passed, accepted]"),
             ObservationView("bids_second", n * 2, 0, 1, "per relative seat, second round: [passed, named trump]"),
             ObservationView("trump", 5, 0, 1, "one-hot trump suit C/D/H/S, last entry: not yet chosen"),
@@ -65,92 +67,102 @@ def observation_layout(params: ClabberParams) -> ObservationLayout:
     )
 
 
+_LAYOUT = observation_layout(ClabberParams())  # the layout does not depend on the parameters
+_AT = {name: begin for name, (begin, _) in _LAYOUT.offsets.items()}
+HAND_AT = _AT["own_hand"]
+TURN_UP_AT = _AT["turn_up"]
+DEALER_AT = _AT["dealer"]
+TO_ACT_AT = _AT["to_act"]
+PHASE_AT = _AT["phase"]
+BIDS_FIRST_AT = _AT["bids_first"]
+BIDS_SECOND_AT = _AT["bids_second"]
+TRUMP_AT = _AT["trump"]
+MAKER_AT = _AT["maker"]
+PLAYED_AT = _AT["played"]
+TRICK_AT = _AT["trick"]
+LEADER_AT = _AT["trick_leader"]
+MELD_CARDS_AT = _AT["meld_cards"]
+CATEGORY_AT = _AT["meld_category"]
+MELD_POINTS_AT = _AT["meld_points"]
+MELD_DONE_AT = _AT["meld_turn_done"]
+MELD_WINNER_AT = _AT["meld_winner"]
+BELL_AT = _AT["bell"]
+POINTS_AT = _AT["trick_points"]
+TRICKS_AT = _AT["tricks_won"]
+SCORES_AT = _AT["scores"]
+LITIGE_AT = _AT["litige_pending"]
+NO_TRUMP_SLOT = 4
+
+
+@njit(cache=True)
+def _set_cards(obs, at, cards):
+    """Multi-hot of a card mask at ``obs[at:at + 24]``."""
+    while cards:
+        low = cards & -cards
+        obs[at + _bit_index(low)] = 1.0
+        cards ^= low
+
+
+@njit(cache=True)
+def _observe_seat(state, seat, rel, obs):
+    """The public facts about one seat, at its relative position ``rel``."""
+    if seat == state.dealer:
+        obs[DEALER_AT + rel] = 1.0
+    if seat == state.current_player:
+        obs[TO_ACT_AT + rel] = 1.0
+    if seat == state.maker:
+        obs[MAKER_AT + rel] = 1.0
+    if seat == state.leader:
+        obs[LEADER_AT + rel] = 1.0
+    if state.bid_first[seat] == BID_PASS:
+        obs[BIDS_FIRST_AT + 2 * rel] = 1.0
+    elif state.bid_first[seat] == BID_ACCEPT:
+        obs[BIDS_FIRST_AT + 2 * rel + 1] = 1.0
+    if state.bid_second[seat] == BID_PASS:
+        obs[BIDS_SECOND_AT + 2 * rel] = 1.0
+    elif state.bid_second[seat] == BID_NAME:
+        obs[BIDS_SECOND_AT + 2 * rel + 1] = 1.0
+    _set_cards(obs, PLAYED_AT + rel * NUM_CARDS, state.played[seat])
+    if state.meld_status[seat] != MELD_NOT_YET:
+        obs[MELD_DONE_AT + rel] = 1.0
+    if state.meld_status[seat] == MELD_DECLARED:
+        _set_cards(obs, MELD_CARDS_AT + rel * NUM_CARDS, state.meld_cards[seat])
+        obs[CATEGORY_AT + rel * NUM_CATEGORIES + state.meld_best[seat] // KEY_STEP - 1] = 1.0
+        obs[MELD_POINTS_AT + rel] = state.meld_points[seat] / MAX_MELD_POINTS
+
+
+@njit(cache=True)
+def _observe_teams(state, own_team, obs):
+    """Per-team blocks, own team first."""
+    if state.meld_winner == MELDS_NOBODY:
+        obs[MELD_WINNER_AT + 2] = 1.0
+    elif state.meld_winner != MELDS_UNDECIDED:
+        obs[MELD_WINNER_AT + (0 if state.meld_winner == own_team else 1)] = 1.0
+    for rel_team in range(2):
+        team = (own_team + rel_team) % 2
+        obs[BELL_AT + rel_team] = 1.0 if state.bell_points[team] > 0 else 0.0
+        obs[POINTS_AT + rel_team] = state.trick_points[team] / HAND_POINTS
+        obs[TRICKS_AT + rel_team] = state.tricks_won[team] / NUM_TRICKS
+        obs[SCORES_AT + rel_team] = min(state.scores[team] / state.target_score, SCORE_CAP)
+    obs[LITIGE_AT] = min(state.litige_pending / HAND_POINTS, POINTS_CAP)
+
+
 @njit(cache=True)
 def observe(state, player, obs, mask):
     """Write ``player``'s observation and legal mask (zeros unless ``player`` is to act)."""
-    n = NUM_PLAYERS
     obs[:] = 0.0
-    own_team = player % 2
-    hand = state.hand[player]
-    for card in range(NUM_CARDS):
-        if hand >> card & 1:
-            obs[card] = 1.0
-    at = NUM_CARDS
-    obs[at + state.turn_up] = 1.0
-    at += NUM_CARDS
-    dealer_at = at
-    act_at = dealer_at + n
-    phase_at = act_at + n
-    first_at = phase_at + NUM_PHASES_SHOWN
-    second_at = first_at + 2 * n
-    trump_at = second_at + 2 * n
-    maker_at = trump_at + 5
-    played_at = maker_at + n
-    trick_at = played_at + n * NUM_CARDS
-    leader_at = trick_at + n * NUM_CARDS
-    meld_cards_at = leader_at + n
-    category_at = meld_cards_at + n * NUM_CARDS
-    meld_points_at = category_at + n * NUM_CATEGORIES
-    meld_done_at = meld_points_at + n
-    meld_winner_at = meld_done_at + n
-    bell_at = meld_winner_at + 3
-    points_at = bell_at + 2
-    tricks_at = points_at + 2
-    scores_at = tricks_at + 2
-    litige_at = scores_at + 2
+    _set_cards(obs, HAND_AT, state.hand[player])
+    obs[TURN_UP_AT + state.turn_up] = 1.0
     if state.phase != PHASE_OVER:
-        obs[phase_at + state.phase] = 1.0
-    obs[trump_at + (4 if state.trump < 0 else state.trump)] = 1.0
-    for rel in range(n):
-        seat = (player + rel) % n
-        if seat == state.dealer:
-            obs[dealer_at + rel] = 1.0
-        if seat == state.current_player:
-            obs[act_at + rel] = 1.0
-        if seat == state.maker:
-            obs[maker_at + rel] = 1.0
-        if seat == state.leader:
-            obs[leader_at + rel] = 1.0
-        if state.bid_first[seat] == BID_PASS:
-            obs[first_at + 2 * rel] = 1.0
-        elif state.bid_first[seat] == BID_ACCEPT:
-            obs[first_at + 2 * rel + 1] = 1.0
-        if state.bid_second[seat] == BID_PASS:
-            obs[second_at + 2 * rel] = 1.0
-        elif state.bid_second[seat] == BID_NAME:
-            obs[second_at + 2 * rel + 1] = 1.0
-        played = state.played[seat]
-        base = played_at + rel * NUM_CARDS
-        while played:
-            low = played & -played
-            obs[base + _bit_index(low)] = 1.0
-            played ^= low
-        if state.meld_status[seat] != MELD_NOT_YET:
-            obs[meld_done_at + rel] = 1.0
-        if state.meld_status[seat] == MELD_DECLARED:
-            cards = state.meld_cards[seat]
-            base = meld_cards_at + rel * NUM_CARDS
-            while cards:
-                low = cards & -cards
-                obs[base + _bit_index(low)] = 1.0
-                cards ^= low
-            obs[category_at + rel * NUM_CATEGORIES + state.meld_best[seat] // KEY_STEP - 1] = 1.0
-            obs[meld_points_at + rel] = state.meld_points[seat] / MAX_MELD_POINTS
-    for position in range(n):
+        obs[PHASE_AT + state.phase] = 1.0
+    obs[TRUMP_AT + (NO_TRUMP_SLOT if state.trump < 0 else state.trump)] = 1.0
+    for rel in range(NUM_PLAYERS):
+        _observe_seat(state, (player + rel) % NUM_PLAYERS, rel, obs)
+    for position in range(NUM_PLAYERS):
         card = state.trick[position]
         if card != NO_CARD:
-            obs[trick_at + position * NUM_CARDS + card] = 1.0
-    if state.meld_winner == MELDS_NOBODY:
-        obs[meld_winner_at + 2] = 1.0
-    elif state.meld_winner != MELDS_UNDECIDED:
-        obs[meld_winner_at + (0 if state.meld_winner == own_team else 1)] = 1.0
-    for rel_team in range(2):
-        team = (own_team + rel_team) % 2
-        obs[bell_at + rel_team] = 1.0 if state.bell_points[team] > 0 else 0.0
-        obs[points_at + rel_team] = state.trick_points[team] / HAND_POINTS
-        obs[tricks_at + rel_team] = state.tricks_won[team] / NUM_TRICKS
-        obs[scores_at + rel_team] = min(state.scores[team] / state.target_score, SCORE_CAP)
-    obs[litige_at] = min(state.litige_pending / HAND_POINTS, POINTS_CAP)
+            obs[TRICK_AT + position * NUM_CARDS + card] = 1.0
+    _observe_teams(state, player % 2, obs)
     if player == state.current_player:
         legal_mask(state, mask)
     else:

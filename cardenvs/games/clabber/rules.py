@@ -515,9 +515,8 @@ def _forced_action(state):
             for card in range(NUM_CARDS):
                 if cards >> card & 1:
                     return card
-    elif state.phase == PHASE_BID_SECOND:
-        if nameable_suits(state, state.current_player) == 0:
-            return PASS
+    elif state.phase == PHASE_BID_SECOND and nameable_suits(state, state.current_player) == 0:
+        return PASS
     return -1
 
 
@@ -595,7 +594,7 @@ def _bits(value: int) -> int:
     return int(value) & ALL_CARDS
 
 
-def check_invariants(state: np.record, params) -> None:  # noqa: C901 - a checklist, kept in one place
+def check_invariants(state: np.record, params) -> None:
     """Every card is in exactly one place, points and scores add up, and a player to act has a real choice."""
     dealt = [_bits(state.dealt[s]) for s in range(NUM_PLAYERS)]
     hands = [_bits(state.hand[s]) for s in range(NUM_PLAYERS)]

@@ -317,6 +317,8 @@ def _open_window(state):
         if not state.eliminated[seat]:
             state.window_order[count] = seat
             count += 1
+    for unused in range(count, n):
+        state.window_order[unused] = NO_PLAYER
     state.window_size = count
     state.window_index = 0
     state.slap_choice[:] = 0

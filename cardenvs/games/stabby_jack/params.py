@@ -9,6 +9,7 @@ import numpy as np
 from cardenvs.core.game import check_bool, check_choice, check_int, header_fields
 from cardenvs.games.stabby_jack.cards import (
     CARDS_PER_DECK,
+    NUM_KINDS,
     JOKERS_PER_DECK,
     MONSTER_MONARCHS_PER_DECK,
     NUMBERED_PER_DECK,
@@ -100,6 +101,7 @@ def state_dtype(params: StabbyJackParams) -> np.dtype:
             ("turn_count", np.int32),  # turns completed
             ("deck", np.int16, (cards,)),  # draw pile: card kinds, deck[deck_size - 1] is drawn next
             ("deck_size", np.int32),
+            ("deck_counts", np.int16, (NUM_KINDS,)),  # how many of each kind the draw pile holds (public)
             ("discard", np.int16, (cards,)),  # discard pile: card kinds, discard[discard_size - 1] on top
             ("discard_size", np.int32),
             ("reshuffles", np.int32),  # times the discard pile became the draw pile
