@@ -1,0 +1,109 @@
+"""Gin Slaughtre: a two-player Shithead-style shedding game with special cards (docs/rules/gin_slaughtre.md)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from cardenvs.core.game import Game
+from cardenvs.games.gin_slaughtre import actions, rules
+from cardenvs.games.gin_slaughtre.actions import HAND_SIZE, NUM_ALL_ACTIONS, NUM_BASE_ACTIONS, NUM_UPCARDS, PAIR_BASE
+from cardenvs.games.gin_slaughtre.cards import NUM_CARDS, card_ids
+from cardenvs.games.gin_slaughtre.observation import observation_layout, observe
+from cardenvs.games.gin_slaughtre.params import NUM_PLAYERS, GinSlaughtreParams, fill_params, state_dtype
+from cardenvs.games.gin_slaughtre.render import render
+
+DEAL_KEYS = ("dealer", "deck", "hands", "upcards", "downcards", "stock")
+
+
+def num_actions(params: GinSlaughtreParams) -> int:
+    """420 for the seed's game; +3 downcard slots; the pairs (up to id 501) with ``min_set_size=2``."""
+    if params.min_set_size == 2:
+        return NUM_ALL_ACTIONS
+    if params.num_downcards:
+        return PAIR_BASE
+    return NUM_BASE_ACTIONS
+
+
+def action_name(params: GinSlaughtreParams, action: int) -> str:
+    """A short readable name, e.g. ``"play 7H"``, ``"run 5-8S (4)"``, ``"take the pile"``."""
+    return actions.action_name(int(action))
+
+
+def _seat_cards(deal: dict[str, Any], key: str, size: int) -> list[list[int]]:
+    if key not in deal:
+        raise ValueError(f"the deal needs {key!r}: a list of {size} cards per seat")
+    seats = deal[key]
+    if len(seats) != NUM_PLAYERS or any(len(cards) != size for cards in seats):
+        raise ValueError(f"{key!r} must hold {size} cards for each of the {NUM_PLAYERS} seats")
+    return [card_ids(cards) for cards in seats]
+
+
+def deck_from_deal(params: GinSlaughtreParams, deal: dict[str, Any]) -> tuple[int, list[int]]:
+    """The dealer and the full deck order (top first) that a ``deal`` option describes (docs/rules, "Deals")."""
+    unknown = set(deal) - set(DEAL_KEYS)
+    if unknown:
+        raise ValueError(f"unknown deal keys {sorted(unknown)}; allowed: {', '.join(DEAL_KEYS)}")
+    dealer = deal.get("dealer", 0)
+    if isinstance(dealer, bool) or dealer not in range(NUM_PLAYERS):
+        raise ValueError(f"dealer must be 0 or 1, got {dealer!r}")
+    if "deck" in deal:
+        if set(deal) - {"dealer", "deck"}:
+            raise ValueError("give either 'deck' or hands/upcards/downcards/stock, not both")
+        deck = card_ids(deal["deck"])
+    else:
+        hands = _seat_cards(deal, "hands", HAND_SIZE)
+        upcards = _seat_cards(deal, "upcards", NUM_UPCARDS)
+        downcards = _seat_cards(deal, "downcards", params.num_downcards) if params.num_downcards else [[], []]
+        if "downcards" in deal and not params.num_downcards:
+            raise ValueError("'downcards' needs num_downcards=3")
+        deck = []
+        for k in range(NUM_PLAYERS):
+            seat = (dealer + 1 + k) % NUM_PLAYERS
+            deck += downcards[seat] + upcards[seat] + hands[seat]
+        deck += card_ids(deal.get("stock", []))
+        deck += [c for c in range(NUM_CARDS) if c not in deck]
+    if sorted(deck) != list(range(NUM_CARDS)):
+        raise ValueError("the deal must use each of the 54 cards exactly once")
+    return int(dealer), deck
+
+
+def apply_deal(state: np.record, params: GinSlaughtreParams, deal: dict[str, Any]) -> None:
+    """Replace the current deal by a chosen one (see docs/rules/gin_slaughtre.md, "Deals").
+
+    ``deal = {"dealer": 0, "deck": [54 cards, top first]}`` or ``{"dealer": 0, "hands": [[4], [4]],
+    "upcards": [[3], [3]], "stock": [cards drawn first, ...]}`` (+ ``"downcards"`` with num_downcards=3); cards
+    are ids or names like ``"10H"``, ``"JO1"``. The stock list may be partial: the remaining cards follow by id.
+    """
+    dealer, deck = deck_from_deal(params, deal)
+    state.dealer = dealer
+    state.stock[:] = np.array(deck[::-1], np.int8)  # the engine draws from the end
+    rules.deal(state)
+
+
+GAME = Game(
+    name="gin_slaughtre",
+    version=0,
+    params_type=GinSlaughtreParams,
+    state_dtype=state_dtype,
+    fill_params=fill_params,
+    num_players=lambda params: NUM_PLAYERS,
+    num_actions=num_actions,
+    action_name=action_name,
+    observation_layout=observation_layout,
+    render=render,
+    apply_deal=apply_deal,
+    check_invariants=rules.check_invariants,
+    example_params=(
+        {},
+        {"num_downcards": 3, "min_set_size": 2, "stack_effects": True, "quartet_rule": "rank_or_suit"},
+        {"red5_rule": "draw_until_leq5", "joker_consumes_turn": False, "starter_rule": "left_of_dealer",
+         "max_turns": 150},
+    ),
+    reset=rules.reset,
+    step=rules.step,
+    legal_mask=rules.legal_mask,
+    observe=observe,
+    penalize=rules.penalize,
+)

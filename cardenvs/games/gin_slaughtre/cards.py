@@ -1,0 +1,75 @@
+"""Gin Slaughtre's 54 cards: ids, ranks, suits and names.
+
+A card's id is ``rank * 4 + suit`` for the 52 suited cards and 52, 53 for the two Jokers, so ``id // 4`` is the
+card's rank in the game's order (Ace 0 … King 12, Joker 13) and ``id % 4`` its suit (♣ 0, ♦ 1, ♥ 2, ♠ 3; the
+order a set is laid down in, RULINGS §6 #7). Ids sort by rank, then suit.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+
+NUM_CARDS = 54
+NUM_SUITS = 4
+NUM_SUITED_RANKS = 13  # A … K
+NUM_RANKS = 14  # A … K, Joker
+NO_CARD = -1  # an empty slot in card fields
+
+FIRST_JOKER = 52
+NUM_JOKERS = 2
+
+# Ranks (``card // 4``), in the order used for "equal or higher".
+RANK_ACE = 0
+RANK_TWO = 1
+RANK_THREE = 2
+RANK_FIVE = 4
+RANK_NINE = 8
+RANK_JACK = 10
+RANK_KING = 12
+RANK_JOKER = 13
+
+# Suits (``card % 4`` for suited cards).
+CLUBS = 0
+DIAMONDS = 1
+HEARTS = 2
+SPADES = 3
+
+RANK_NAMES = ("A", "2", "3", "4", "5", "6", "7", "8", "9", "10", "J", "Q", "K", "Jo")
+SUIT_LETTERS = ("C", "D", "H", "S")
+SUIT_SYMBOLS = ("♣", "♦", "♥", "♠")
+
+
+def card_name(card: int) -> str:
+    """Short ASCII name: ``"AC"``, ``"10H"``, ``"QS"``, ``"JO1"``/``"JO2"`` for the Jokers, ``"-"`` for none."""
+    if card == NO_CARD:
+        return "-"
+    if card >= FIRST_JOKER:
+        return f"JO{card - FIRST_JOKER + 1}"
+    return RANK_NAMES[card // NUM_SUITS] + SUIT_LETTERS[card % NUM_SUITS]
+
+
+def pretty_name(card: int) -> str:
+    """Name with a suit symbol, for rendering: ``"10♥"``, ``"Jo"``."""
+    if card >= FIRST_JOKER:
+        return "Jo"
+    return RANK_NAMES[card // NUM_SUITS] + SUIT_SYMBOLS[card % NUM_SUITS]
+
+
+CARD_NAMES = tuple(card_name(c) for c in range(NUM_CARDS))
+
+
+def card_id(name_or_id: int | str) -> int:
+    """A card id from an id or a name as in :func:`card_name` (case-insensitive); ValueError otherwise."""
+    if isinstance(name_or_id, str):
+        key = name_or_id.strip().upper()
+        if key not in CARD_NAMES:
+            raise ValueError(f"unknown card {name_or_id!r}; cards are named like AC, 10H, QS, KD, JO1, JO2")
+        return CARD_NAMES.index(key)
+    if isinstance(name_or_id, bool) or int(name_or_id) != name_or_id or not 0 <= int(name_or_id) < NUM_CARDS:
+        raise ValueError(f"card id {name_or_id!r} is out of range 0..{NUM_CARDS - 1}")
+    return int(name_or_id)
+
+
+def card_ids(cards: Iterable[int | str]) -> list[int]:
+    """:func:`card_id` of each entry."""
+    return [card_id(c) for c in cards]

@@ -1,0 +1,117 @@
+"""Gin Slaughtre's parameters, their validation, and the state record built from them."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from cardenvs.core.game import check_bool, check_choice, check_int, header_fields
+from cardenvs.games.gin_slaughtre.actions import MAX_DOWNCARDS
+from cardenvs.games.gin_slaughtre.cards import NUM_CARDS
+
+ENV_NAME = "gin_slaughtre_v0"
+NUM_PLAYERS = 2
+MAX_TURNS_LIMIT = 10_000_000
+
+# Option strings, in the order of the int codes stored in the record.
+RED5_RULES = ("play_leq5", "draw_until_leq5")
+QUARTET_RULES = ("rank", "rank_or_suit")
+STARTER_RULES = ("lowest_card", "left_of_dealer")
+
+
+@dataclass(frozen=True)
+class GinSlaughtreParams:
+    """Gin Slaughtre's parameters (docs/rules/gin_slaughtre.md, "Parameters"); every one is a [V] of RULINGS §2.
+
+    Attributes:
+        num_players: always 2 (RULINGS §2.3 #2); present so that a wrong count is refused clearly.
+        min_set_size: smallest set of one rank: 3 (the seed) or 2 (Shithead-like pairs, incl. two Jokers).
+        stack_effects: black 5s and Jacks act once per card of the trick, not only as its top card.
+        num_downcards: 0 (the seed) or 3 (Shithead's blind downcards, played after the upcards).
+        red5_rule: ``"play_leq5"`` (the opponent's next play must be 5 or lower) or ``"draw_until_leq5"``
+            (the opponent draws until a card of 5 or lower, like a Jack).
+        joker_consumes_turn: the opponent's pickup forced by a Joker is its turn (the Joker's player leads
+            again); if False the opponent then takes a normal turn.
+        quartet_rule: ``"rank"`` (four of a rank on top burn the pile) or ``"rank_or_suit"`` (the seed's
+            literal "same rank or trump": four of a suit on top burn it too).
+        starter_rule: ``"lowest_card"`` (the holder of the lowest card in the order 3…K, Jo, A, 2 starts,
+            upcards first) or ``"left_of_dealer"``.
+        max_turns: agent decisions after which the game is truncated (reward 0 to both).
+    """
+
+    num_players: int = NUM_PLAYERS
+    min_set_size: int = 3
+    stack_effects: bool = False
+    num_downcards: int = 0
+    red5_rule: str = "play_leq5"
+    joker_consumes_turn: bool = True
+    quartet_rule: str = "rank"
+    starter_rule: str = "lowest_card"
+    max_turns: int = 2000
+
+    def validate(self) -> None:
+        check_int(ENV_NAME, "num_players", self.num_players, NUM_PLAYERS, NUM_PLAYERS)
+        check_int(ENV_NAME, "min_set_size", self.min_set_size, 2, 3)
+        check_bool(ENV_NAME, "stack_effects", self.stack_effects)
+        if isinstance(self.num_downcards, bool):
+            raise ValueError(f"{ENV_NAME}: num_downcards={self.num_downcards!r} is not allowed; choose 0 or 3")
+        check_choice(ENV_NAME, "num_downcards", self.num_downcards, (0, MAX_DOWNCARDS))
+        check_choice(ENV_NAME, "red5_rule", self.red5_rule, RED5_RULES)
+        check_bool(ENV_NAME, "joker_consumes_turn", self.joker_consumes_turn)
+        check_choice(ENV_NAME, "quartet_rule", self.quartet_rule, QUARTET_RULES)
+        check_choice(ENV_NAME, "starter_rule", self.starter_rule, STARTER_RULES)
+        check_int(ENV_NAME, "max_turns", self.max_turns, 1, MAX_TURNS_LIMIT)
+
+
+def state_dtype(params: GinSlaughtreParams) -> np.dtype:
+    """The state record for ``params``; the comments give each field's encoding."""
+    n = NUM_PLAYERS
+    slots = max(1, params.num_downcards)  # one unused slot keeps the field non-empty without downcards
+    return np.dtype(
+        header_fields(n)
+        + [
+            # --- parameters (constant during a game)
+            ("min_set_size", np.int32),  # 2 or 3
+            ("stack_effects", np.bool_),
+            ("num_downcards", np.int32),  # 0 or 3
+            ("red5_rule", np.int8),  # index into RED5_RULES
+            ("joker_consumes_turn", np.bool_),
+            ("quartet_rule", np.int8),  # index into QUARTET_RULES
+            ("starter_rule", np.int8),  # index into STARTER_RULES
+            ("max_turns", np.int32),
+            # --- game
+            ("phase", np.int8),  # PHASE_ARRANGE, PHASE_PLAY or PHASE_OVER
+            ("dealer", np.int32),  # seat of the dealer; the other seat is on its left
+            ("location", np.int8, (NUM_CARDS,)),  # per card id: LOC_STOCK, LOC_PILE, LOC_BURNT, LOC_HAND+seat,
+            #                                       LOC_UP+seat or LOC_DOWN+seat
+            ("stock", np.int8, (NUM_CARDS,)),  # card ids; stock[stock_size - 1] is drawn next
+            ("stock_size", np.int32),
+            ("pile", np.int8, (NUM_CARDS,)),  # card ids bottom to top; pile[pile_size - 1] is the top card
+            ("pile_size", np.int32),
+            ("burnt_count", np.int32),  # cards burnt (out of the game)
+            ("hand_count", np.int32, (n,)),  # hand cards per seat
+            ("up_count", np.int32, (n,)),  # upcards per seat
+            ("down_count", np.int32, (n,)),  # downcards per seat (num_downcards=3 only)
+            ("downcards", np.int8, (n, slots)),  # card id face down in each slot, NO_CARD once turned over
+            ("known", np.uint8, (NUM_CARDS,)),  # 1: this hand card is public (taken with the pile, the starter
+            #                                     card, a dealt upcard moved to the hand, a failed downcard)
+            ("restricted", np.bool_),  # the player to act must play 5 or lower (red 5), for one action
+            ("pending_arrangement", np.int32, (n,)),  # ARRANGE action chosen, -1 before; hidden until both chose
+            ("starter_card", np.int8),  # the card that decided who starts (NO_CARD with left_of_dealer)
+            ("winner", np.int32),  # seat that shed all its cards, -1 if none (yet)
+        ]
+    )
+
+
+def fill_params(record: np.record, params: GinSlaughtreParams) -> None:
+    """Write the parameter fields of a zeroed record."""
+    record.num_players = NUM_PLAYERS
+    record.min_set_size = params.min_set_size
+    record.stack_effects = params.stack_effects
+    record.num_downcards = params.num_downcards
+    record.red5_rule = RED5_RULES.index(params.red5_rule)
+    record.joker_consumes_turn = params.joker_consumes_turn
+    record.quartet_rule = QUARTET_RULES.index(params.quartet_rule)
+    record.starter_rule = STARTER_RULES.index(params.starter_rule)
+    record.max_turns = params.max_turns

@@ -1,0 +1,610 @@
+"""Gin Slaughtre's rules engine: compiled functions over one state record (see params.state_dtype).
+
+Rule numbers in comments (R1…) refer to docs/rules/gin_slaughtre.md.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numba import njit
+
+from cardenvs.core.game import NO_PLAYER
+from cardenvs.core.rng import rand_below, seed_state, shuffle
+from cardenvs.core.shared_rules import end_with_penalty
+from cardenvs.games.gin_slaughtre.actions import (
+    ACTION_CARDS,
+    ACTION_SIZE,
+    ARRANGEMENTS,
+    DRAW,
+    HAND_SIZE,
+    JOKER_PAIR,
+    MIN_RUN,
+    NUM_ARRANGEMENTS,
+    NUM_UPCARDS,
+    PAIR_BASE,
+    PAIRS_PER_RANK,
+    RUN_BASE,
+    RUN_OFFSET,
+    RUNS_PER_SUIT,
+    SET3_BASE,
+    SET4_BASE,
+    SINGLE_BASE,
+    SLOT_BASE,
+    SUIT_PAIRS,
+    TAKE_PILE,
+)
+from cardenvs.games.gin_slaughtre.cards import (
+    CLUBS,
+    FIRST_JOKER,
+    NO_CARD,
+    NUM_CARDS,
+    NUM_JOKERS,
+    NUM_RANKS,
+    NUM_SUITED_RANKS,
+    NUM_SUITS,
+    RANK_FIVE,
+    RANK_JACK,
+    RANK_JOKER,
+    RANK_NINE,
+    RANK_TWO,
+    SPADES,
+)
+from cardenvs.games.gin_slaughtre.params import NUM_PLAYERS
+
+# Phases
+PHASE_ARRANGE = 0  # both players choose their upcards, seat 0 then seat 1, revealed together
+PHASE_PLAY = 1
+PHASE_OVER = 2
+
+# Card locations (state.location)
+LOC_STOCK = 0
+LOC_PILE = 1
+LOC_BURNT = 2
+LOC_HAND = 3  # + seat
+LOC_UP = LOC_HAND + NUM_PLAYERS  # + seat
+LOC_DOWN = LOC_UP + NUM_PLAYERS  # + seat
+NUM_LOCATIONS = LOC_DOWN + NUM_PLAYERS
+
+# Option codes (params.RED5_RULES, QUARTET_RULES, STARTER_RULES)
+RED5_PLAY_LEQ5 = 0
+RED5_DRAW_UNTIL_LEQ5 = 1
+QUARTET_RANK = 0
+QUARTET_RANK_OR_SUIT = 1
+STARTER_LOWEST_CARD = 0
+STARTER_LEFT_OF_DEALER = 1
+
+QUARTET = 4  # equal cards on top of the pile that burn it
+# R8: the order in which ranks are searched for the starter: 3 … K, Joker, Ace, 2
+STARTER_RANK_ORDER = np.array([*range(RANK_TWO + 1, NUM_RANKS), 0, RANK_TWO], np.int64)
+
+WIN_REWARD = 1.0
+LOSS_REWARD = -1.0
+
+
+@njit(cache=True)
+def rank_of(card):
+    """Rank in the game's order: Ace 0 … King 12, Joker 13."""
+    return card // NUM_SUITS
+
+
+@njit(cache=True)
+def is_black(card):
+    suit = card % NUM_SUITS
+    return card < FIRST_JOKER and (suit == CLUBS or suit == SPADES)
+
+
+@njit(cache=True)
+def other(player):
+    return NUM_PLAYERS - 1 - player
+
+
+# ---------------------------------------------------------------- moving cards
+
+
+@njit(cache=True)
+def _to_hand(state, card, player):
+    state.location[card] = LOC_HAND + player
+    state.hand_count[player] += 1
+
+
+@njit(cache=True)
+def _draw_card(state, player):
+    """One card from the stock into ``player``'s hand (private); NO_CARD if the stock is empty."""
+    if state.stock_size == 0:
+        return NO_CARD
+    state.stock_size -= 1
+    card = state.stock[state.stock_size]
+    _to_hand(state, card, player)
+    return card
+
+
+@njit(cache=True)
+def _refill(state, player):
+    """R17: draw up to four hand cards while the stock lasts."""
+    while state.hand_count[player] < HAND_SIZE and state.stock_size > 0:
+        _draw_card(state, player)
+
+
+@njit(cache=True)
+def _draw_until_low(state, player):
+    """R14 (Jack): draw until a card of rank 5 or lower (A–5) comes, or the stock runs out."""
+    while state.stock_size > 0:
+        card = _draw_card(state, player)
+        if rank_of(card) <= RANK_FIVE:
+            return
+
+
+@njit(cache=True)
+def _take_pile(state, player):
+    """R19: the whole pile goes to ``player``'s hand, where everybody knows it is."""
+    for i in range(state.pile_size):
+        card = state.pile[i]
+        _to_hand(state, card, player)
+        state.known[card] = 1
+    state.pile_size = 0
+
+
+@njit(cache=True)
+def _burn_pile(state):
+    """R12: the pile leaves the game."""
+    for i in range(state.pile_size):
+        state.location[state.pile[i]] = LOC_BURNT
+    state.burnt_count += state.pile_size
+    state.pile_size = 0
+
+
+@njit(cache=True)
+def _remove_from_owner(state, card):
+    """Take ``card`` out of the hand, upcards or downcards it is in."""
+    location = state.location[card]
+    if location >= LOC_DOWN:
+        seat = location - LOC_DOWN
+        state.down_count[seat] -= 1
+        for slot in range(state.num_downcards):
+            if state.downcards[seat, slot] == card:
+                state.downcards[seat, slot] = NO_CARD
+    elif location >= LOC_UP:
+        state.up_count[location - LOC_UP] -= 1
+    else:
+        state.hand_count[location - LOC_HAND] -= 1
+    state.known[card] = 0
+
+
+@njit(cache=True)
+def top_same_rank(state):
+    """How many cards at the top of the pile share the top card's rank (0 for an empty pile)."""
+    if state.pile_size == 0:
+        return 0
+    rank = rank_of(state.pile[state.pile_size - 1])
+    count = 0
+    for i in range(state.pile_size - 1, -1, -1):
+        if rank_of(state.pile[i]) != rank:
+            break
+        count += 1
+    return count
+
+
+@njit(cache=True)
+def _four_of_a_suit_on_top(state):
+    if state.pile_size < QUARTET:
+        return False
+    top = state.pile[state.pile_size - 1]
+    if top >= FIRST_JOKER:
+        return False
+    for i in range(state.pile_size - QUARTET, state.pile_size):
+        card = state.pile[i]
+        if card >= FIRST_JOKER or card % NUM_SUITS != top % NUM_SUITS:
+            return False
+    return True
+
+
+@njit(cache=True)
+def _burns(state):
+    """R12–R13: a 9 on top, or four cards of a rank on top (whoever laid them), burn the pile."""
+    if rank_of(state.pile[state.pile_size - 1]) == RANK_NINE:
+        return True
+    if top_same_rank(state) >= QUARTET:
+        return True
+    return state.quartet_rule == QUARTET_RANK_OR_SUIT and _four_of_a_suit_on_top(state)
+
+
+# ---------------------------------------------------------------- legality
+
+
+@njit(cache=True)
+def trick_allowed(state, first_rank, last_rank, restricted):
+    """R6, R10, R15: may a trick whose lowest card has ``first_rank`` and highest ``last_rank`` be laid now?"""
+    if first_rank == last_rank and (first_rank == RANK_TWO or first_rank == RANK_NINE):
+        return True  # 2s go on anything; 9s may be played at any time
+    if restricted:
+        return last_rank <= RANK_FIVE
+    if state.pile_size == 0:
+        return True
+    top_rank = rank_of(state.pile[state.pile_size - 1])
+    return top_rank == RANK_TWO or first_rank >= top_rank
+
+
+@njit(cache=True)
+def source_location(state, player):
+    """R4, R20, R21: the hand while it holds cards, then the upcards, then the downcards."""
+    if state.hand_count[player] > 0:
+        return LOC_HAND + player
+    if state.up_count[player] > 0:
+        return LOC_UP + player
+    return LOC_DOWN + player
+
+
+@njit(cache=True)
+def _mask_sets_of_rank(state, rank, source, mask):
+    """Singles, sets and pairs of one rank from ``source``; returns whether any of them is legal."""
+    num_suits = NUM_JOKERS if rank == RANK_JOKER else NUM_SUITS
+    count = 0
+    for suit in range(num_suits):
+        card = rank * NUM_SUITS + suit
+        if state.location[card] == source:
+            count += 1
+            mask[SINGLE_BASE + card] = 1
+    if rank == RANK_JOKER:
+        if count == NUM_JOKERS and state.min_set_size == 2:
+            mask[JOKER_PAIR] = 1
+        return count > 0
+    if count >= 3:
+        for missing in range(NUM_SUITS):
+            if count == 4 or state.location[rank * NUM_SUITS + missing] != source:
+                mask[SET3_BASE + rank * NUM_SUITS + missing] = 1
+    if count == 4:
+        mask[SET4_BASE + rank] = 1
+    if state.min_set_size == 2 and count >= 2:
+        for pair in range(PAIRS_PER_RANK):
+            first = rank * NUM_SUITS + SUIT_PAIRS[pair, 0]
+            second = rank * NUM_SUITS + SUIT_PAIRS[pair, 1]
+            if state.location[first] == source and state.location[second] == source:
+                mask[PAIR_BASE + rank * PAIRS_PER_RANK + pair] = 1
+    return count > 0
+
+
+@njit(cache=True)
+def _mask_runs(state, source, restricted, mask):
+    """Runs of 3+ consecutive cards of one suit (Ace low, no wrap) from ``source``; returns whether any is legal."""
+    found = False
+    for suit in range(NUM_SUITS):
+        for start in range(NUM_SUITED_RANKS - MIN_RUN + 1):
+            if state.location[start * NUM_SUITS + suit] != source:
+                continue
+            length = 1
+            while start + length < NUM_SUITED_RANKS and state.location[(start + length) * NUM_SUITS + suit] == source:
+                length += 1
+            for size in range(MIN_RUN, length + 1):
+                if not trick_allowed(state, start, start + size - 1, restricted):
+                    break  # only the restriction depends on the length, and it only gets worse
+                mask[RUN_BASE + suit * RUNS_PER_SUIT + RUN_OFFSET[start] + size - MIN_RUN] = 1
+                found = True
+    return found
+
+
+@njit(cache=True)
+def _mask_plays(state, source, mask):
+    """Every legal trick from ``source`` (R5–R6); returns whether there is one."""
+    restricted = state.restricted
+    found = False
+    for rank in range(NUM_RANKS):
+        if trick_allowed(state, rank, rank, restricted) and _mask_sets_of_rank(state, rank, source, mask):
+            found = True
+    if _mask_runs(state, source, restricted, mask):
+        found = True
+    return found
+
+
+@njit(cache=True)
+def legal_mask(state, mask):
+    """The current player's legal actions (all zero once the game is over)."""
+    mask[:] = 0
+    if state.phase == PHASE_ARRANGE:
+        mask[:NUM_ARRANGEMENTS] = 1
+        return
+    if state.phase != PHASE_PLAY:
+        return
+    player = state.current_player
+    source = source_location(state, player)
+    can_play = False
+    if source == LOC_DOWN + player:  # R22: any face-down slot may be turned over
+        for slot in range(state.num_downcards):
+            if state.downcards[player, slot] != NO_CARD:
+                mask[SLOT_BASE + slot] = 1
+                can_play = True
+    else:
+        can_play = _mask_plays(state, source, mask)
+    if state.pile_size > 0:  # R19: the pile may always be taken
+        mask[TAKE_PILE] = 1
+    if not can_play and state.stock_size > 0:  # R18
+        mask[DRAW] = 1
+
+
+# ---------------------------------------------------------------- dealing and arranging
+
+
+@njit(cache=True)
+def _pop_deck(state, location):
+    state.stock_size -= 1
+    card = state.stock[state.stock_size]
+    state.location[card] = location
+    return card
+
+
+@njit(cache=True)
+def deal(state):
+    """R3: deal from ``state.stock`` (all 54 cards, ``stock[53]`` on top) and open the ARRANGE phase.
+
+    Each player, the dealer's left first, gets its downcards (variant), then 3 upcards, then 4 hand cards;
+    the rest is the stock. Every per-game field is set here, so a chosen deal replaces a random one exactly.
+    """
+    state.stock_size = NUM_CARDS
+    state.location[:] = LOC_STOCK
+    state.pile_size = 0
+    state.burnt_count = 0
+    state.known[:] = 0
+    state.downcards[:, :] = NO_CARD
+    state.restricted = False
+    state.starter_card = NO_CARD
+    state.winner = -1
+    for k in range(NUM_PLAYERS):
+        seat = (state.dealer + 1 + k) % NUM_PLAYERS
+        state.hand_count[seat] = 0
+        state.up_count[seat] = 0
+        state.down_count[seat] = 0
+        state.pending_arrangement[seat] = -1
+        for slot in range(state.num_downcards):
+            state.downcards[seat, slot] = _pop_deck(state, LOC_DOWN + seat)
+            state.down_count[seat] += 1
+        for _ in range(NUM_UPCARDS):
+            _pop_deck(state, LOC_UP + seat)
+            state.up_count[seat] += 1
+        for _ in range(HAND_SIZE):
+            _pop_deck(state, LOC_HAND + seat)
+            state.hand_count[seat] += 1
+    state.phase = PHASE_ARRANGE
+    state.current_player = 0
+    state.terminated = False
+    state.truncated = False
+    state.step_count = 0
+    state.rewards[:] = 0.0
+
+
+@njit(cache=True)
+def reset(state, seed):
+    """R2–R3: a random dealer and a shuffled deck, dealt."""
+    seed_state(state, seed)
+    state.dealer = rand_below(state, NUM_PLAYERS)
+    for card in range(NUM_CARDS):
+        state.stock[card] = card
+    shuffle(state, state.stock, NUM_CARDS)
+    deal(state)
+
+
+@njit(cache=True)
+def _apply_arrangement(state, player, choice):
+    """R7: the chosen 3 of the player's 7 cards (sorted by id) become its upcards, the rest its hand."""
+    index = 0
+    for card in range(NUM_CARDS):
+        location = state.location[card]
+        if location != LOC_HAND + player and location != LOC_UP + player:
+            continue
+        chosen = False
+        for k in range(NUM_UPCARDS):
+            if ARRANGEMENTS[choice, k] == index:
+                chosen = True
+        if chosen:
+            state.location[card] = LOC_UP + player
+        else:
+            if location == LOC_UP + player:
+                state.known[card] = 1  # it lay face up: both saw it go into the hand
+            state.location[card] = LOC_HAND + player
+        index += 1
+    state.hand_count[player] = HAND_SIZE
+    state.up_count[player] = NUM_UPCARDS
+
+
+@njit(cache=True)
+def _choose_starter(state):
+    """R8: the lowest card in the order 3…K, Jo, A, 2 starts; upcards before hands, dealer's left first."""
+    left = other(state.dealer)
+    if state.starter_rule == STARTER_LEFT_OF_DEALER:
+        state.current_player = left
+        return
+    for rank in STARTER_RANK_ORDER:
+        num_suits = NUM_JOKERS if rank == RANK_JOKER else NUM_SUITS
+        for base in (LOC_UP, LOC_HAND):
+            for k in range(NUM_PLAYERS):
+                seat = (left + k) % NUM_PLAYERS
+                for suit in range(num_suits):
+                    card = rank * NUM_SUITS + suit
+                    if state.location[card] == base + seat:
+                        if base == LOC_HAND:
+                            state.known[card] = 1  # declared: now public
+                        state.starter_card = card
+                        state.current_player = seat
+                        return
+
+
+@njit(cache=True)
+def _arrange(state, player, action):
+    """R7: choices stay hidden until both seats have chosen; then both apply and play starts."""
+    state.pending_arrangement[player] = action
+    if player < NUM_PLAYERS - 1:
+        state.current_player = player + 1
+        return
+    for seat in range(NUM_PLAYERS):
+        _apply_arrangement(state, seat, state.pending_arrangement[seat])
+    state.phase = PHASE_PLAY
+    _choose_starter(state)
+
+
+# ---------------------------------------------------------------- playing
+
+
+@njit(cache=True)
+def _finish_if_out(state, player):
+    """R23: a player with no hand cards, no upcards, no downcards and an empty stock has won."""
+    if (state.hand_count[player] > 0 or state.up_count[player] > 0 or state.down_count[player] > 0
+            or state.stock_size > 0):
+        return False
+    state.winner = player
+    state.phase = PHASE_OVER
+    state.terminated = True
+    state.restricted = False
+    state.current_player = NO_PLAYER
+    state.rewards[player] = WIN_REWARD
+    state.rewards[other(player)] = LOSS_REWARD
+    return True
+
+
+@njit(cache=True)
+def _draw_effect(state, card, opponent):
+    """R14, R15: a black 5 makes the opponent draw one card; a Jack (and a red 5 under draw_until_leq5) until
+    a card of 5 or lower."""
+    if card >= FIRST_JOKER:
+        return
+    rank = rank_of(card)
+    if rank == RANK_FIVE:
+        if is_black(card):
+            _draw_card(state, opponent)
+        elif state.red5_rule == RED5_DRAW_UNTIL_LEQ5:
+            _draw_until_low(state, opponent)
+    elif rank == RANK_JACK:
+        _draw_until_low(state, opponent)
+
+
+@njit(cache=True)
+def _play(state, player, action):
+    """R5, R11–R17: lay the trick, burn or apply the top card's effect, refill, and pass the turn."""
+    size = ACTION_SIZE[action]
+    for i in range(size):
+        card = int(ACTION_CARDS[action, i])
+        _remove_from_owner(state, card)
+        state.location[card] = LOC_PILE
+        state.pile[state.pile_size] = card
+        state.pile_size += 1
+    if _burns(state):  # R12: no effect applies to a burnt pile; the burner refills and leads again
+        _burn_pile(state)
+        _refill(state, player)
+        if not _finish_if_out(state, player):
+            state.current_player = player
+        return
+    opponent = other(player)
+    top = int(state.pile[state.pile_size - 1])
+    if state.stack_effects:
+        for i in range(size):
+            _draw_effect(state, int(ACTION_CARDS[action, i]), opponent)
+    else:
+        _draw_effect(state, top, opponent)
+    leads_again = False
+    restrict = False
+    if top >= FIRST_JOKER:  # R16
+        _take_pile(state, opponent)
+        leads_again = state.joker_consumes_turn
+    elif rank_of(top) == RANK_FIVE and not is_black(top) and state.red5_rule == RED5_PLAY_LEQ5:
+        restrict = True  # R15
+    _refill(state, player)  # R17, after the opponent's forced draws (RULINGS §6 #8)
+    if _finish_if_out(state, player):
+        return
+    state.current_player = player if leads_again else opponent
+    state.restricted = restrict
+
+
+@njit(cache=True)
+def _turn_over_downcard(state, player, slot, restricted):
+    """R22 (downcard variant): a legal card is played as a single; otherwise it and the pile are taken."""
+    card = int(state.downcards[player, slot])
+    rank = rank_of(card)
+    if trick_allowed(state, rank, rank, restricted):
+        _play(state, player, SINGLE_BASE + card)
+        return
+    _remove_from_owner(state, card)
+    _to_hand(state, card, player)
+    state.known[card] = 1
+    _take_pile(state, player)
+    state.current_player = other(player)
+
+
+@njit(cache=True)
+def step(state, action):
+    """Apply the current player's action (assumed legal) and play on to the next decision."""
+    state.rewards[:] = 0.0
+    state.step_count += 1
+    player = state.current_player
+    if state.phase == PHASE_ARRANGE:
+        _arrange(state, player, action)
+    else:
+        restricted = state.restricted
+        state.restricted = False  # R15: the restriction covers exactly one action (RULINGS §6 #9)
+        if action == TAKE_PILE:
+            _take_pile(state, player)
+            state.current_player = other(player)
+        elif action == DRAW:
+            _draw_card(state, player)
+            state.current_player = other(player)
+        elif SLOT_BASE <= action < PAIR_BASE:
+            _turn_over_downcard(state, player, action - SLOT_BASE, restricted)
+        else:
+            _play(state, player, action)
+    if not state.terminated and state.step_count >= state.max_turns:  # R24
+        state.truncated = True
+        state.phase = PHASE_OVER
+        state.restricted = False
+        state.current_player = NO_PLAYER
+
+
+@njit(cache=True)
+def penalize(state, player):
+    """The default penalty (RULINGS §0): the offender gets −1, the other 0, and the game ends."""
+    state.phase = PHASE_OVER
+    state.restricted = False
+    end_with_penalty(state, player)
+
+
+# ---------------------------------------------------------------- invariants (plain Python, for tests)
+
+
+def check_invariants(state: np.record, params) -> None:
+    """Every card is in exactly one place and the counts agree; the player to act has a legal action."""
+    location = np.asarray(state.location)
+    assert ((location >= 0) & (location < NUM_LOCATIONS)).all(), "a card has no valid location"
+    stock = np.asarray(state.stock[: state.stock_size])
+    pile = np.asarray(state.pile[: state.pile_size])
+    assert (location[stock] == LOC_STOCK).all() and int((location == LOC_STOCK).sum()) == len(stock), "stock"
+    assert (location[pile] == LOC_PILE).all() and int((location == LOC_PILE).sum()) == len(pile), "pile"
+    assert len(set(stock.tolist())) == len(stock) and len(set(pile.tolist())) == len(pile), "a card twice"
+    assert int((location == LOC_BURNT).sum()) == int(state.burnt_count), "burnt count"
+    for seat in range(NUM_PLAYERS):
+        assert int((location == LOC_HAND + seat).sum()) == int(state.hand_count[seat]), "hand count"
+        assert int((location == LOC_UP + seat).sum()) == int(state.up_count[seat]), "upcard count"
+        assert int((location == LOC_DOWN + seat).sum()) == int(state.down_count[seat]), "downcard count"
+        slots = [int(c) for c in state.downcards[seat, : state.num_downcards] if c != NO_CARD]
+        assert len(slots) == int(state.down_count[seat]), "downcard slots"
+        assert all(location[c] == LOC_DOWN + seat for c in slots), "downcard slot location"
+    total = len(stock) + len(pile) + int(state.burnt_count) + int(
+        state.hand_count.sum() + state.up_count.sum() + state.down_count.sum()
+    )
+    assert total == NUM_CARDS, f"{total} cards accounted for, not 54"
+    in_hand = (location >= LOC_HAND) & (location < LOC_UP)
+    assert not (np.asarray(state.known).astype(bool) & ~in_hand).any(), "a known card is not in a hand"
+    assert 0 <= int(state.step_count) <= int(state.max_turns), "the game ran past max_turns"
+    if state.terminated or state.truncated:
+        assert state.current_player == NO_PLAYER and state.phase == PHASE_OVER
+        assert not state.restricted
+        return
+    player = int(state.current_player)
+    assert player in (0, 1)
+    if state.phase == PHASE_PLAY:
+        assert state.hand_count[player] > 0 or state.stock_size == 0, "hand empty while the stock lasts"
+        assert state.winner == -1
+        if state.restricted:
+            assert state.pile_size > 0, "a ≤5 restriction without a pile"
+        for seat in range(NUM_PLAYERS):
+            cards = state.hand_count[seat] + state.up_count[seat] + state.down_count[seat]
+            assert cards > 0 or state.stock_size > 0, "a player with no cards has not won"
+    from cardenvs.games.gin_slaughtre.actions import NUM_ALL_ACTIONS
+
+    mask = np.zeros(NUM_ALL_ACTIONS, np.int8)
+    legal_mask(state, mask)
+    assert mask.any(), "the player to act has no legal action"
