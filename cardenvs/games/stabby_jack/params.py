@@ -9,9 +9,9 @@ import numpy as np
 from cardenvs.core.game import check_bool, check_choice, check_int, header_fields
 from cardenvs.games.stabby_jack.cards import (
     CARDS_PER_DECK,
-    NUM_KINDS,
     JOKERS_PER_DECK,
     MONSTER_MONARCHS_PER_DECK,
+    NUM_KINDS,
     NUMBERED_PER_DECK,
 )
 

@@ -1,0 +1,39 @@
+"""Stabby Jack (``stabby_jack_v0``): the RPG card game of stats, fights and level-ups for 2–8 players.
+
+Rules: docs/rules/stabby_jack.md.
+"""
+
+from cardenvs.core.game import Game
+from cardenvs.games.stabby_jack import rules
+from cardenvs.games.stabby_jack.observation import observation_layout, observe
+from cardenvs.games.stabby_jack.params import StabbyJackParams, fill_params, state_dtype
+from cardenvs.games.stabby_jack.render import action_name, render
+from cardenvs.games.stabby_jack.setup import apply_deal, check_invariants
+
+GAME = Game(
+    name="stabby_jack",
+    version=0,
+    params_type=StabbyJackParams,
+    state_dtype=state_dtype,
+    fill_params=fill_params,
+    num_players=lambda params: params.num_players,
+    num_actions=rules.num_actions,
+    action_name=action_name,
+    observation_layout=observation_layout,
+    render=render,
+    apply_deal=apply_deal,
+    check_invariants=check_invariants,
+    example_params=(
+        {},
+        {"num_players": 3, "jokers": True},
+        {"num_players": 5, "level_up_payment": "player_choice", "level_up_is_action": True},
+        {"num_players": 8, "jokers": True, "win_uses_max_hp": True, "max_players": 8},
+    ),
+    reset=rules.reset,
+    step=rules.step,
+    legal_mask=rules.legal_mask,
+    observe=observe,
+    penalize=rules.penalize,
+)
+
+__all__ = ["GAME", "StabbyJackParams"]

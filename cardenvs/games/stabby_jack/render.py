@@ -1,0 +1,82 @@
+"""Text rendering and action names for Stabby Jack (public information only; no randomness)."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from cardenvs.games.stabby_jack.cards import card_name
+from cardenvs.games.stabby_jack.params import MAX_STATS, StabbyJackParams
+from cardenvs.games.stabby_jack.rules import (
+    ACE_TARGET_BASE,
+    DECLINE,
+    FIGHT,
+    LEVEL_UP,
+    NO_SHIELD,
+    PAY_MONARCH,
+    PAY_MONSTER,
+    PHASE_OVER,
+    REST,
+    SHIELD,
+    SLOT_BASE,
+    TRAIN,
+    meets_luck,
+    meets_power,
+    meets_xp,
+)
+
+PHASE_NAMES = ("main action", "pay for Level Up", "replace a Stat", "gain at 8 Stats", "shield or not",
+               "Ace: own Stat", "Ace: target Stat", "over")
+_NAMED_ACTIONS = {
+    TRAIN: "train", FIGHT: "fight", REST: "rest", LEVEL_UP: "level up", DECLINE: "decline",
+    SHIELD: "shield", NO_SHIELD: "no shield", PAY_MONSTER: "pay 1-XP card", PAY_MONARCH: "pay Monarch",
+}
+
+
+def action_name(params: StabbyJackParams, action: int) -> str:
+    """A short readable name: ``"train"``, ``"slot 3"``, ``"ace: seat +1 slot 2"``, …"""
+    if action in _NAMED_ACTIONS:
+        return _NAMED_ACTIONS[action]
+    if SLOT_BASE <= action < SLOT_BASE + MAX_STATS:
+        return f"slot {action - SLOT_BASE}"
+    index = action - ACE_TARGET_BASE
+    if 0 <= index < (params.max_players - 1) * MAX_STATS:
+        return f"ace: seat +{index // MAX_STATS + 1} slot {index % MAX_STATS}"
+    return f"invalid {action}"
+
+
+def _cards(row: np.ndarray, count: int) -> str:
+    return " ".join(card_name(int(card)) for card in row[:count])
+
+
+def render(state: np.record, params: StabbyJackParams) -> str:
+    """The whole table as text: everything in Stabby Jack is public except the draw pile's order."""
+    n = int(state.num_players)
+    if state.phase == PHASE_OVER:
+        outcome = f"won by player_{int(state.winner)}" if state.terminated and state.winner >= 0 else "over"
+        header = f"Stabby Jack: turn {int(state.turn_count)}, game {outcome}"
+    else:
+        header = (f"Stabby Jack: turn {int(state.turn_count)}, player_{int(state.current_player)} to act "
+                  f"({PHASE_NAMES[int(state.phase)]})")
+    top = card_name(int(state.discard[state.discard_size - 1])) if state.discard_size > 0 else "-"
+    lines = [
+        header,
+        f"dealer player_{int(state.dealer)}; draw pile {int(state.deck_size)} cards; discard pile "
+        f"{int(state.discard_size)} (top {top}); reshuffles {int(state.reshuffles)}",
+    ]
+    if state.pending >= 0:
+        lines.append(f"drawn card waiting: {card_name(int(state.pending))}")
+    for seat in range(n):
+        conditions = "".join(
+            letter if met else "-"
+            for letter, met in zip(
+                "abc", (meets_xp(state, seat), meets_power(state, seat), meets_luck(state, seat)), strict=True
+            )
+        )
+        lines.append(
+            f"player_{seat}: Stats [{_cards(state.stats[seat], int(state.stats_count[seat]))}] "
+            f"HP {int(state.hit_points[seat])} damage {int(state.damage[seat])} magic {int(state.magic[seat])} "
+            f"attack {int(state.attack[seat])} luck {int(state.luck[seat])} | XP {int(state.xp[seat])} "
+            f"[{_cards(state.xp_row[seat], int(state.xp_count[seat]))}] | win conditions {conditions} "
+            f"| deaths {int(state.deaths[seat])}"
+        )
+    return "\n".join(lines)
