@@ -152,14 +152,14 @@ def observe(state, player, obs, mask):
     """Write ``player``'s observation and legal mask (zeros unless ``player`` is to act)."""
     obs[:] = 0.0
     _set_cards(obs, HAND_AT, state.hand[player])
-    obs[TURN_UP_AT + state.turn_up] = 1.0
+    obs[TURN_UP_AT + int(state.turn_up)] = 1.0  # int(): int8 + offset overflows as plain Python
     if state.phase != PHASE_OVER:
-        obs[PHASE_AT + state.phase] = 1.0
-    obs[TRUMP_AT + (NO_TRUMP_SLOT if state.trump < 0 else state.trump)] = 1.0
+        obs[PHASE_AT + int(state.phase)] = 1.0
+    obs[TRUMP_AT + (NO_TRUMP_SLOT if state.trump < 0 else int(state.trump))] = 1.0
     for rel in range(NUM_PLAYERS):
         _observe_seat(state, (player + rel) % NUM_PLAYERS, rel, obs)
     for position in range(NUM_PLAYERS):
-        card = state.trick[position]
+        card = int(state.trick[position])
         if card != NO_CARD:
             obs[TRICK_AT + position * NUM_CARDS + card] = 1.0
     _observe_teams(state, player % 2, obs)
