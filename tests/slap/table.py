@@ -18,7 +18,7 @@ class Table:
         self.params = GAME.make_params(num_players=num_players, **params)
         states, template = new_states(GAME, self.params, 1)
         states.view(np.uint8)[:] = template
-        self.state = states[0]
+        self.state = states.view(np.recarray)[0]
         GAME.reset(self.state, np.uint64(seed))
         self.mask = np.zeros(GAME.num_actions(self.params), np.int8)
         self.layout = GAME.observation_layout(self.params)
