@@ -95,7 +95,7 @@ def observe(state, player, obs, mask):
     obs[at] = 1.0 if state.deck_size > NUM_FRENCH_CARDS else 0.0
     at += 1
     if state.phase != PHASE_OVER:
-        obs[at + state.phase] = 1.0
+        obs[at + int(state.phase)] = 1.0
     if player == state.current_player:
         legal_mask(state, mask)
     else:

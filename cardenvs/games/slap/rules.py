@@ -112,7 +112,7 @@ def _put_at_bottom(state, seat, card):
 @njit(cache=True)
 def pile_card(state, depth):
     """The pile's card ``depth`` places below the top (0 = top); the caller checks ``depth < pile_size``."""
-    return state.pile[(state.pile_bottom + state.pile_size - 1 - depth) % MAX_CARDS]
+    return int(state.pile[(state.pile_bottom + state.pile_size - 1 - depth) % MAX_CARDS])
 
 
 @njit(cache=True)
