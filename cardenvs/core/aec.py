@@ -81,6 +81,7 @@ class CardEnv(AECEnv):
         self._mask = np.zeros(self.num_actions, np.int8)  # legal mask of the agent to act
         self._seed_stream: np.random.Generator | None = None
         self._has_reset = False
+        self._game_over = False
         self._nonzero_rewards: list[str] = []
 
     # ------------------------------------------------------------------ spaces
@@ -125,21 +126,24 @@ class CardEnv(AECEnv):
         self._after_change(*self._status())
 
     def observe(self, agent: str) -> dict[str, np.ndarray]:
-        self._check_reset("observe")
+        if not self._has_reset:
+            self._check_reset("observe")
         observe_game(self._engine_states, self._agent_index[agent], self._obs, self._scratch_mask)
         return {"observation": self._obs.copy(), "action_mask": self._scratch_mask.copy()}
 
     def step(self, action: Any) -> None:
-        self._check_reset("step")
+        if not self._has_reset:
+            self._check_reset("step")
         agent = self.agent_selection
-        if self.terminations[agent] or self.truncations[agent]:
+        if self._game_over and (self.terminations[agent] or self.truncations[agent]):
             if action is not None:
                 raise IllegalActionError(f"{agent} is done; the only allowed action is None, got {action!r}")
             self._was_dead_step(action)
             return
-        if self._is_legal(action):
+        index = self._legal_index(action)
+        if index >= 0:
             self._cumulative_rewards[agent] = 0.0
-            status = step_game(self._engine_states, int(action), self._mask)
+            status = step_game(self._engine_states, index, self._mask)
         elif self.illegal_action == "penalize":
             self._cumulative_rewards[agent] = 0.0
             status = penalize_game(self._engine_states, self._agent_index[agent], self._mask)
@@ -193,6 +197,7 @@ class CardEnv(AECEnv):
         self.truncations = {a: bool(self._truncated[0]) for a in self.agents}
         self._nonzero_rewards = []
         player, _, over = self._status()
+        self._game_over = bool(over)
         if over:
             self._mask[:] = 0
             if self.agents:
@@ -230,16 +235,15 @@ class CardEnv(AECEnv):
         if self.enforce_order and not self._has_reset:
             raise RuntimeError(f"{self.game.env_id}: call reset() before {what}()")
 
-    def _is_legal(self, action: Any) -> bool:
-        if isinstance(action, (bool, np.bool_)):
-            return False
-        try:
-            index = int(action)
-        except (TypeError, ValueError):
-            return False
-        if index != action or not 0 <= index < self.num_actions:
-            return False
-        return bool(self._mask[index])
+    def _legal_index(self, action: Any) -> int:
+        """The action as an int if it is legal now, else -1 (bools, floats and out-of-range values included)."""
+        if type(action) is not int:  # the fast path is a plain int; accept numpy integers, nothing else
+            if not isinstance(action, np.integer):
+                return -1
+            action = int(action)
+        if 0 <= action < self.num_actions and self._mask[action]:
+            return action
+        return -1
 
     def _illegal_message(self, agent: str, action: Any) -> str:
         legal = [f"{i} {self.game.action_name(self.params, i)}" for i in np.flatnonzero(self._mask)]
@@ -277,6 +281,7 @@ class CardEnv(AECEnv):
                     self.rewards[agent] = value
                     self._cumulative_rewards[agent] += value
                     self._nonzero_rewards.append(agent)
+        self._game_over = bool(over)
         if over:
             done = self.terminations if over == 1 else self.truncations
             for agent in self.agents:
