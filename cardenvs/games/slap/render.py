@@ -28,7 +28,8 @@ def render(state: np.record, params: SlapParams) -> str:
             notes.append("won the last slap" if seat == state.last_winner else "slapped in the last window")
         if seat == state.current_player:
             notes.append("to act")
-        lines.append(f"  player_{seat}: {int(state.stack_size[seat])} cards  " + "; ".join(notes))
+        held = int(state.stack_size[seat])
+        lines.append(f"  player_{seat}: {held} card{'' if held == 1 else 's'}  " + "; ".join(notes))
     pile = pile_cards(state)
     face_up = int(state.face_up)
     shown = " ".join(card_name(card) for card in pile[len(pile) - face_up:])
