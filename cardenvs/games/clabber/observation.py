@@ -6,10 +6,11 @@ neighbour. Team blocks are (own team, opponents). Cards are one-hot/multi-hot ov
 
 from __future__ import annotations
 
+import numpy as np
 from numba import njit
 
 from cardenvs.core.game import ObservationLayout, ObservationView
-from cardenvs.games.clabber.cards import HAND_POINTS, NO_CARD, NUM_CARDS
+from cardenvs.games.clabber.cards import HAND_POINTS, NUM_CARDS
 from cardenvs.games.clabber.melds import KEY_STEP, NUM_CATEGORIES
 from cardenvs.games.clabber.params import NUM_PLAYERS, ClabberParams
 from cardenvs.games.clabber.rules import (
@@ -96,48 +97,53 @@ NO_TRUMP_SLOT = 4
 
 @njit(cache=True)
 def _set_cards(obs, at, cards):
-    """Multi-hot of a card mask at ``obs[at:at + 24]``."""
-    while cards:
-        low = cards & -cards
-        obs[at + _bit_index(low)] = 1.0
-        cards ^= low
+    """Multi-hot of a card mask at ``obs[at:at + 24]`` (branch-free, so the loop vectorises)."""
+    bits = np.int64(cards)
+    for card in range(NUM_CARDS):
+        obs[at + card] = np.float32((bits >> card) & 1)
+
+
+@njit(cache=True)
+def _one_hot(obs, at, size, index):
+    """``obs[at:at + size]`` all zero except entry ``index`` (none if ``index`` < 0)."""
+    for k in range(size):
+        obs[at + k] = 1.0 if k == index else 0.0
+
+
+@njit(cache=True)
+def _relative(seat, player):
+    """A seat relative to ``player`` (0 = itself, 1 = left, 2 = partner, 3 = right); -1 for no seat."""
+    return -1 if seat < 0 else (seat - player) % NUM_PLAYERS
 
 
 @njit(cache=True)
 def _observe_seat(state, seat, rel, obs):
     """The public facts about one seat, at its relative position ``rel``."""
-    if seat == state.dealer:
-        obs[DEALER_AT + rel] = 1.0
-    if seat == state.current_player:
-        obs[TO_ACT_AT + rel] = 1.0
-    if seat == state.maker:
-        obs[MAKER_AT + rel] = 1.0
-    if seat == state.leader:
-        obs[LEADER_AT + rel] = 1.0
-    if state.bid_first[seat] == BID_PASS:
-        obs[BIDS_FIRST_AT + 2 * rel] = 1.0
-    elif state.bid_first[seat] == BID_ACCEPT:
-        obs[BIDS_FIRST_AT + 2 * rel + 1] = 1.0
-    if state.bid_second[seat] == BID_PASS:
-        obs[BIDS_SECOND_AT + 2 * rel] = 1.0
-    elif state.bid_second[seat] == BID_NAME:
-        obs[BIDS_SECOND_AT + 2 * rel + 1] = 1.0
+    bid = state.bid_first[seat]
+    obs[BIDS_FIRST_AT + 2 * rel] = 1.0 if bid == BID_PASS else 0.0
+    obs[BIDS_FIRST_AT + 2 * rel + 1] = 1.0 if bid == BID_ACCEPT else 0.0
+    bid = state.bid_second[seat]
+    obs[BIDS_SECOND_AT + 2 * rel] = 1.0 if bid == BID_PASS else 0.0
+    obs[BIDS_SECOND_AT + 2 * rel + 1] = 1.0 if bid == BID_NAME else 0.0
     _set_cards(obs, PLAYED_AT + rel * NUM_CARDS, state.played[seat])
-    if state.meld_status[seat] != MELD_NOT_YET:
-        obs[MELD_DONE_AT + rel] = 1.0
-    if state.meld_status[seat] == MELD_DECLARED:
-        _set_cards(obs, MELD_CARDS_AT + rel * NUM_CARDS, state.meld_cards[seat])
-        obs[CATEGORY_AT + rel * NUM_CATEGORIES + state.meld_best[seat] // KEY_STEP - 1] = 1.0
-        obs[MELD_POINTS_AT + rel] = state.meld_points[seat] / MAX_MELD_POINTS
+    status = state.meld_status[seat]
+    obs[MELD_DONE_AT + rel] = 0.0 if status == MELD_NOT_YET else 1.0
+    declared = status == MELD_DECLARED
+    _set_cards(obs, MELD_CARDS_AT + rel * NUM_CARDS, state.meld_cards[seat] if declared else 0)
+    category = state.meld_best[seat] // KEY_STEP - 1 if declared else -1
+    _one_hot(obs, CATEGORY_AT + rel * NUM_CATEGORIES, NUM_CATEGORIES, category)
+    obs[MELD_POINTS_AT + rel] = state.meld_points[seat] / MAX_MELD_POINTS if declared else 0.0
 
 
 @njit(cache=True)
 def _observe_teams(state, own_team, obs):
     """Per-team blocks, own team first."""
+    winner = -1
     if state.meld_winner == MELDS_NOBODY:
-        obs[MELD_WINNER_AT + 2] = 1.0
+        winner = 2
     elif state.meld_winner != MELDS_UNDECIDED:
-        obs[MELD_WINNER_AT + (0 if state.meld_winner == own_team else 1)] = 1.0
+        winner = 0 if state.meld_winner == own_team else 1
+    _one_hot(obs, MELD_WINNER_AT, 3, winner)
     for rel_team in range(2):
         team = (own_team + rel_team) % 2
         obs[BELL_AT + rel_team] = 1.0 if state.bell_points[team] > 0 else 0.0
@@ -149,31 +155,25 @@ def _observe_teams(state, own_team, obs):
 
 @njit(cache=True)
 def observe(state, player, obs, mask):
-    """Write ``player``'s observation and legal mask (zeros unless ``player`` is to act)."""
-    obs[:] = 0.0
+    """Write ``player``'s observation and legal mask (zeros unless ``player`` is to act).
+
+    Every entry is written exactly once (no zeroing pass): the batched env's observation rows stay hot.
+    """
+    # int(): as plain Python an int8 field plus an offset would overflow
     _set_cards(obs, HAND_AT, state.hand[player])
-    obs[TURN_UP_AT + int(state.turn_up)] = 1.0  # int(): int8 + offset overflows as plain Python
-    if state.phase != PHASE_OVER:
-        obs[PHASE_AT + int(state.phase)] = 1.0
-    obs[TRUMP_AT + (NO_TRUMP_SLOT if state.trump < 0 else int(state.trump))] = 1.0
+    _one_hot(obs, TURN_UP_AT, NUM_CARDS, int(state.turn_up))
+    _one_hot(obs, DEALER_AT, NUM_PLAYERS, _relative(state.dealer, player))
+    _one_hot(obs, TO_ACT_AT, NUM_PLAYERS, _relative(state.current_player, player))
+    _one_hot(obs, PHASE_AT, NUM_PHASES_SHOWN, -1 if state.phase == PHASE_OVER else int(state.phase))
+    _one_hot(obs, TRUMP_AT, NO_TRUMP_SLOT + 1, NO_TRUMP_SLOT if state.trump < 0 else int(state.trump))
+    _one_hot(obs, MAKER_AT, NUM_PLAYERS, _relative(state.maker, player))
+    _one_hot(obs, LEADER_AT, NUM_PLAYERS, _relative(state.leader, player))
     for rel in range(NUM_PLAYERS):
         _observe_seat(state, (player + rel) % NUM_PLAYERS, rel, obs)
     for position in range(NUM_PLAYERS):
-        card = int(state.trick[position])
-        if card != NO_CARD:
-            obs[TRICK_AT + position * NUM_CARDS + card] = 1.0
+        _one_hot(obs, TRICK_AT + position * NUM_CARDS, NUM_CARDS, int(state.trick[position]))
     _observe_teams(state, player % 2, obs)
     if player == state.current_player:
         legal_mask(state, mask)
     else:
         mask[:] = 0
-
-
-@njit(cache=True)
-def _bit_index(bit):
-    """Index of the single set bit of ``bit``."""
-    index = 0
-    while bit > 1:
-        bit >>= 1
-        index += 1
-    return index

@@ -88,6 +88,7 @@ def state_dtype(params: ClabberParams) -> np.dtype:
             ("hand_total", np.int32, (NUM_TEAMS,)),  # last finished hand: card points + last trick + melds + Bell
             ("hand_added", np.int32, (NUM_TEAMS,)),  # last finished hand: what each team added to its score
             ("hand_trick_points", np.int32, (NUM_TEAMS,)),  # last finished hand: card points + last trick
+            ("hand_maker", np.int32),  # last finished hand: the maker's seat (-1 before the first)
             ("penalized_seat", np.int32),  # seat whose illegal action ended the game, -1 if none
             # --- the current hand
             ("deck", np.int8, (NUM_CARDS,)),  # this hand's deal order: deck[i] goes to seat dealer+1+i (mod 4)

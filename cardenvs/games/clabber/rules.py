@@ -241,6 +241,7 @@ def start_game(state):
     state.hand_total[:] = 0
     state.hand_added[:] = 0
     state.hand_trick_points[:] = 0
+    state.hand_maker = -1
     state.penalized_seat = -1
     state.phase = PHASE_BID_FIRST
     state.terminated = False
@@ -426,6 +427,7 @@ def _end_hand(state):
     for team in range(2):
         state.hand_trick_points[team] = state.trick_points[team]
         state.hand_total[team] = state.trick_points[team] + state.meld_score[team] + state.bell_points[team]
+    state.hand_maker = state.maker
     makers = team_of(state.maker)
     defenders = 1 - makers
     made = state.hand_total[makers]
@@ -574,6 +576,7 @@ def penalize(state, player):
     offenders = team_of(player)
     opponents = 1 - offenders
     state.penalized_seat = player
+    state.hand_maker = state.maker
     for team in range(2):
         state.hand_trick_points[team] = state.trick_points[team]
     state.hand_added[offenders] = 0
