@@ -235,62 +235,116 @@ def source_location(state, player):
 
 
 @njit(cache=True)
-def _mask_sets_of_rank(state, rank, source, mask):
-    """Singles, sets and pairs of one rank from ``source``; returns whether any of them is legal."""
-    num_suits = NUM_JOKERS if rank == RANK_JOKER else NUM_SUITS
-    count = 0
-    for suit in range(num_suits):
-        card = rank * NUM_SUITS + suit
+def _source_bits(state, source):
+    """The cards at ``source`` as one 13-bit rank set per suit (bit r: rank r) and the number of Jokers."""
+    clubs = 0
+    diamonds = 0
+    hearts = 0
+    spades = 0
+    for rank in range(NUM_SUITED_RANKS):
+        base = rank * NUM_SUITS
+        bit = 1 << rank
+        if state.location[base] == source:
+            clubs |= bit
+        if state.location[base + 1] == source:
+            diamonds |= bit
+        if state.location[base + 2] == source:
+            hearts |= bit
+        if state.location[base + 3] == source:
+            spades |= bit
+    jokers = 0
+    for card in range(FIRST_JOKER, FIRST_JOKER + NUM_JOKERS):
         if state.location[card] == source:
-            count += 1
-            mask[SINGLE_BASE + card] = 1
-    if rank == RANK_JOKER:
-        if count == NUM_JOKERS and state.min_set_size == 2:
-            mask[JOKER_PAIR] = 1
-        return count > 0
-    if count >= 3:
-        for missing in range(NUM_SUITS):
-            if count == 4 or state.location[rank * NUM_SUITS + missing] != source:
-                mask[SET3_BASE + rank * NUM_SUITS + missing] = 1
-    if count == 4:
-        mask[SET4_BASE + rank] = 1
-    if state.min_set_size == 2 and count >= 2:
-        for pair in range(PAIRS_PER_RANK):
-            first = rank * NUM_SUITS + SUIT_PAIRS[pair, 0]
-            second = rank * NUM_SUITS + SUIT_PAIRS[pair, 1]
-            if state.location[first] == source and state.location[second] == source:
-                mask[PAIR_BASE + rank * PAIRS_PER_RANK + pair] = 1
-    return count > 0
+            jokers += 1
+    return clubs, diamonds, hearts, spades, jokers
 
 
 @njit(cache=True)
-def _mask_runs(state, source, restricted, mask):
-    """Runs of 3+ consecutive cards of one suit (Ace low, no wrap) from ``source``; returns whether any is legal."""
-    found = False
-    for suit in range(NUM_SUITS):
-        for start in range(NUM_SUITED_RANKS - MIN_RUN + 1):
-            if state.location[start * NUM_SUITS + suit] != source:
-                continue
-            length = 1
-            while start + length < NUM_SUITED_RANKS and state.location[(start + length) * NUM_SUITS + suit] == source:
-                length += 1
-            for size in range(MIN_RUN, length + 1):
-                if not trick_allowed(state, start, start + size - 1, restricted):
-                    break  # only the restriction depends on the length, and it only gets worse
-                mask[RUN_BASE + suit * RUNS_PER_SUIT + RUN_OFFSET[start] + size - MIN_RUN] = 1
-                found = True
-    return found
+def rank_floor(state):
+    """R8–R9: the lowest rank a trick may start with by "equal or higher" (0 on an empty pile or on a 2)."""
+    if state.pile_size == 0:
+        return 0
+    top_rank = rank_of(state.pile[state.pile_size - 1])
+    return 0 if top_rank == RANK_TWO else top_rank
+
+
+@njit(cache=True)
+def _allowed_ranks(floor, restricted):
+    """R8–R10, R15: the ranks (bit set over A…K) a trick of one rank may have now; 2s and 9s always."""
+    always = (1 << RANK_TWO) | (1 << RANK_NINE)
+    if restricted:
+        return always | ((1 << (RANK_FIVE + 1)) - 1)
+    return always | (((1 << NUM_SUITED_RANKS) - 1) & ~((1 << floor) - 1))
+
+
+@njit(cache=True)
+def _mask_suit(suit, bits, allowed, restricted, run_floor, mask):
+    """Singles and runs (3+ consecutive, Ace low, no wrap) of one suit; returns whether a single is legal."""
+    playable = bits & allowed
+    if playable == 0:
+        return False
+    for rank in range(NUM_SUITED_RANKS):
+        if (playable >> rank) & 1:
+            mask[SINGLE_BASE + rank * NUM_SUITS + suit] = 1
+    starts = bits & (bits >> 1) & (bits >> 2)  # ranks that begin three in a row
+    for start in range(run_floor, NUM_SUITED_RANKS - MIN_RUN + 1):
+        if not (starts >> start) & 1:
+            continue
+        length = MIN_RUN
+        while start + length < NUM_SUITED_RANKS and (bits >> (start + length)) & 1:
+            length += 1
+        if restricted:  # every card of the run must be 5 or lower
+            length = min(length, RANK_FIVE + 1 - start)
+        for size in range(MIN_RUN, length + 1):
+            mask[RUN_BASE + suit * RUNS_PER_SUIT + RUN_OFFSET[start] + size - MIN_RUN] = 1
+    return True
+
+
+@njit(cache=True)
+def _mask_sets(state, clubs, diamonds, hearts, spades, allowed, mask):
+    """Sets of 3 and 4 of a rank (and pairs with ``min_set_size=2``) among the allowed ranks."""
+    pairs = state.min_set_size == 2
+    at_least_three = (clubs & diamonds & (hearts | spades)) | (hearts & spades & (clubs | diamonds))
+    at_least_two = (clubs & (diamonds | hearts | spades)) | (diamonds & (hearts | spades)) | (hearts & spades)
+    candidates = (at_least_two if pairs else at_least_three) & allowed
+    for rank in range(NUM_SUITED_RANKS):
+        if not (candidates >> rank) & 1:
+            continue
+        present = (((clubs >> rank) & 1) | (((diamonds >> rank) & 1) << 1) | (((hearts >> rank) & 1) << 2)
+                   | (((spades >> rank) & 1) << 3))
+        count = (present & 1) + ((present >> 1) & 1) + ((present >> 2) & 1) + ((present >> 3) & 1)
+        if count >= 3:
+            for missing in range(NUM_SUITS):
+                if count == 4 or not (present >> missing) & 1:
+                    mask[SET3_BASE + rank * NUM_SUITS + missing] = 1
+        if count == 4:
+            mask[SET4_BASE + rank] = 1
+        if pairs:
+            for pair in range(PAIRS_PER_RANK):
+                if (present >> int(SUIT_PAIRS[pair, 0])) & 1 and (present >> int(SUIT_PAIRS[pair, 1])) & 1:
+                    mask[PAIR_BASE + rank * PAIRS_PER_RANK + pair] = 1
 
 
 @njit(cache=True)
 def _mask_plays(state, source, mask):
-    """Every legal trick from ``source`` (R5–R6); returns whether there is one."""
+    """Every legal trick from ``source`` (R6–R10, R15); returns whether there is one."""
     restricted = state.restricted
-    found = False
-    for rank in range(NUM_RANKS):
-        if trick_allowed(state, rank, rank, restricted) and _mask_sets_of_rank(state, rank, source, mask):
-            found = True
-    if _mask_runs(state, source, restricted, mask):
+    clubs, diamonds, hearts, spades, jokers = _source_bits(state, source)
+    floor = rank_floor(state)
+    allowed = _allowed_ranks(floor, restricted)
+    # a run is judged on its first card (R8), or under the restriction on all its cards (cut in _mask_suit)
+    run_floor = 0 if restricted else floor
+    found = _mask_suit(CLUBS, clubs, allowed, restricted, run_floor, mask)
+    found = _mask_suit(CLUBS + 1, diamonds, allowed, restricted, run_floor, mask) or found
+    found = _mask_suit(CLUBS + 2, hearts, allowed, restricted, run_floor, mask) or found
+    found = _mask_suit(SPADES, spades, allowed, restricted, run_floor, mask) or found
+    _mask_sets(state, clubs, diamonds, hearts, spades, allowed, mask)
+    if jokers > 0 and not restricted:  # a Joker is above everything but is never 5 or lower
+        for card in range(FIRST_JOKER, FIRST_JOKER + NUM_JOKERS):
+            if state.location[card] == source:
+                mask[SINGLE_BASE + card] = 1
+        if jokers == NUM_JOKERS and state.min_set_size == 2:
+            mask[JOKER_PAIR] = 1
         found = True
     return found
 
