@@ -264,7 +264,7 @@ def rank_floor(state):
     """R8–R9: the lowest rank a trick may start with by "equal or higher" (0 on an empty pile or on a 2)."""
     if state.pile_size == 0:
         return 0
-    top_rank = rank_of(state.pile[state.pile_size - 1])
+    top_rank = int(rank_of(state.pile[state.pile_size - 1]))  # int: shifted by it as plain Python too
     return 0 if top_rank == RANK_TWO else top_rank
 
 
