@@ -50,7 +50,7 @@ def _check_seat(views, state, seat, rel, m):
 def test_views_agree_with_the_state_from_every_seat(params):
     env = cardenvs.env("stabby_jack_v0", **params)
     env.reset(seed=12)
-    layout, m = env.layout, env.params.max_players
+    layout, m = env.layout, env.params.seats()
     rng = np.random.default_rng(0)
     for _ in range(300):
         if env.terminations[env.agent_selection] or env.truncations[env.agent_selection]:

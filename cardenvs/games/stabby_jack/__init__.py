@@ -25,9 +25,9 @@ GAME = Game(
     check_invariants=check_invariants,
     example_params=(
         {},
-        {"num_players": 3, "jokers": True},
+        {"num_players": 3, "jokers": True, "max_players": 8},
         {"num_players": 5, "level_up_payment": "player_choice", "level_up_is_action": True},
-        {"num_players": 8, "jokers": True, "win_uses_max_hp": True, "max_players": 8},
+        {"num_players": 8, "jokers": True, "win_uses_max_hp": True},
     ),
     reset=rules.reset,
     step=rules.step,

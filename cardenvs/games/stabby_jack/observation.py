@@ -18,7 +18,6 @@ from cardenvs.games.stabby_jack.cards import (
     NUM_RANKS,
     NUM_SUITS,
     NUM_VALUES,
-    is_monarch,
     suit_of,
     value_of,
 )
@@ -42,7 +41,7 @@ SLOT_FEATURES = NUM_SUITS  # suit one-hot per Stats slot (the value is in stat_v
 def observation_layout(params: StabbyJackParams) -> ObservationLayout:
     """The named blocks of the observation, in order (bounds from ``max_players``, so every player count up to
     it shares one space)."""
-    m = params.max_players
+    m = params.seats()
     decks = decks_for(m)
     xp_bound = decks * (NUM_SUITS * NUM_VALUES + 2 * 4)  # every monster (1 XP) and ♦/♠ Monarch (2 XP)
     cards_bound = decks * (NUM_SUITS * NUM_RANKS + JOKERS_PER_DECK)
@@ -122,13 +121,9 @@ def _seat_block(state, obs, seat, rel, m):
     at += m
     obs[at + rel] = state.xp[seat]
     at += m
-    monarchs = 0
-    for i in range(state.xp_count[seat]):
-        if is_monarch(state.xp_row[seat, i]):
-            monarchs += 1
-    obs[at + rel] = state.xp_count[seat] - monarchs
+    obs[at + rel] = state.xp_count[seat] - state.xp_monarchs[seat]
     at += m
-    obs[at + rel] = monarchs
+    obs[at + rel] = state.xp_monarchs[seat]
     at += m
     conditions_at = at + rel * NUM_WIN_CONDITIONS
     obs[conditions_at] = 1.0 if meets_xp(state, seat) else 0.0

@@ -36,9 +36,10 @@ class StabbyJackParams:
     """Stabby Jack's parameters (docs/rules/stabby_jack.md, "Parameters").
 
     Attributes:
-        num_players: seats, 2…``max_players``; ⌈num_players/2⌉ decks are used.
+        num_players: seats, 2…8 (at most ``max_players``); ⌈num_players/2⌉ decks are used.
         max_players: the seat count the observation and action spaces are sized for (2…8), so that one policy
-            can play every player count up to it; seats beyond ``num_players`` read as absent.
+            can play every player count up to it (seats beyond ``num_players`` read as absent); ``None``
+            (default) sizes them for ``num_players``, the smallest and fastest spaces.
         jokers: play with the two Jokers of each deck (an instant Level Up).
         level_up_is_action: Level Up is a whole turn (stabbyjack.com) instead of a free pre-action before the
             main action (the seed's "during any turn").
@@ -49,7 +50,7 @@ class StabbyJackParams:
     """
 
     num_players: int = 2
-    max_players: int = MAX_PLAYERS
+    max_players: int | None = None
     jokers: bool = False
     level_up_is_action: bool = False
     level_up_payment: str = "least_overpayment"
@@ -57,12 +58,17 @@ class StabbyJackParams:
     max_turns: int = 1000
 
     def validate(self) -> None:
-        check_int(ENV_NAME, "max_players", self.max_players, MIN_PLAYERS, MAX_PLAYERS)
-        check_int(ENV_NAME, "num_players", self.num_players, MIN_PLAYERS, self.max_players)
+        if self.max_players is not None:
+            check_int(ENV_NAME, "max_players", self.max_players, MIN_PLAYERS, MAX_PLAYERS)
+        check_int(ENV_NAME, "num_players", self.num_players, MIN_PLAYERS, self.max_players or MAX_PLAYERS)
         check_int(ENV_NAME, "max_turns", self.max_turns, 1, MAX_TURNS_LIMIT)
         check_choice(ENV_NAME, "level_up_payment", self.level_up_payment, LEVEL_UP_PAYMENTS)
         for name in ("jokers", "level_up_is_action", "win_uses_max_hp"):
             check_bool(ENV_NAME, name, getattr(self, name))
+
+    def seats(self) -> int:
+        """The seat count the spaces are sized for: ``max_players``, or ``num_players`` when it is None."""
+        return self.num_players if self.max_players is None else self.max_players
 
 
 def num_decks(params: StabbyJackParams) -> int:
@@ -87,7 +93,7 @@ def state_dtype(params: StabbyJackParams) -> np.dtype:
         header_fields(n)
         + [
             # --- parameters (constant during a game)
-            ("max_players", np.int32),  # seats the observation is sized for
+            ("max_players", np.int32),  # seats the spaces are sized for (params.seats())
             ("num_decks", np.int32),  # ⌈num_players / 2⌉
             ("total_cards", np.int32),  # cards of all decks together
             ("jokers", np.bool_),
@@ -116,6 +122,7 @@ def state_dtype(params: StabbyJackParams) -> np.dtype:
             ("attack", np.int32, (n,)),  # Σ Spades
             ("luck", np.int32, (n,)),  # Σ Clubs
             ("xp", np.int32, (n,)),  # Σ XP row (monster 1, Monarch 2)
+            ("xp_monarchs", np.int32, (n,)),  # Monarchs in the XP row
             ("deaths", np.int32, (n,)),  # times each seat died and was reborn
             ("died_this_turn", np.bool_),  # the player to act died during this turn (ends it)
             ("gain_from_level_up", np.bool_),  # PHASE_GAIN_FULL came from a Level Up (the turn may go on)
@@ -129,7 +136,7 @@ def state_dtype(params: StabbyJackParams) -> np.dtype:
 def fill_params(record: np.record, params: StabbyJackParams) -> None:
     """Write the parameter fields of a zeroed record."""
     record.num_players = params.num_players
-    record.max_players = params.max_players
+    record.max_players = params.seats()
     record.num_decks = num_decks(params)
     record.total_cards = total_cards(params)
     record.jokers = params.jokers

@@ -39,7 +39,7 @@ def action_name(params: StabbyJackParams, action: int) -> str:
     if SLOT_BASE <= action < SLOT_BASE + MAX_STATS:
         return f"slot {action - SLOT_BASE}"
     index = action - ACE_TARGET_BASE
-    if 0 <= index < (params.max_players - 1) * MAX_STATS:
+    if 0 <= index < (params.seats() - 1) * MAX_STATS:
         return f"ace: seat +{index // MAX_STATS + 1} slot {index % MAX_STATS}"
     return f"invalid {action}"
 

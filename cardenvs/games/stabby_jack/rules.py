@@ -75,8 +75,8 @@ LOSS_REWARD = -1.0
 
 
 def num_actions(params) -> int:
-    """TRAIN…PAY_MONARCH, then one ACE_TARGET per opponent seat and slot (sized for ``max_players``)."""
-    return ACE_TARGET_BASE + (params.max_players - 1) * MAX_STATS
+    """TRAIN…PAY_MONARCH, then one ACE_TARGET per opponent seat and slot (sized for ``params.seats()``)."""
+    return ACE_TARGET_BASE + (params.seats() - 1) * MAX_STATS
 
 
 # ---------------------------------------------------------------------------------------------- piles
@@ -169,9 +169,14 @@ def _recount(state, player):
     state.attack[player] = attack
     state.luck[player] = luck
     xp = 0
+    monarchs = 0
     for i in range(state.xp_count[player]):
-        xp += xp_worth(np.int64(state.xp_row[player, i]))
+        card = np.int64(state.xp_row[player, i])
+        xp += xp_worth(card)
+        if is_monarch(card):
+            monarchs += 1
     state.xp[player] = xp
+    state.xp_monarchs[player] = monarchs
 
 
 @njit(cache=True)
@@ -212,11 +217,7 @@ def _pay_xp_cards(state, player, monsters, monarchs):
 @njit(cache=True)
 def _xp_kinds(state, player):
     """(1-XP cards, Monarchs) in the XP row of ``player``."""
-    monarchs = 0
-    for i in range(state.xp_count[player]):
-        if is_monarch(state.xp_row[player, i]):
-            monarchs += 1
-    return state.xp_count[player] - monarchs, monarchs
+    return state.xp_count[player] - state.xp_monarchs[player], state.xp_monarchs[player]
 
 
 @njit(cache=True)
@@ -337,10 +338,7 @@ def _end_turn(state):
 
 @njit(cache=True)
 def _monarch_in_xp_row(state, player):
-    for i in range(state.xp_count[player]):
-        if is_monarch(state.xp_row[player, i]):
-            return True
-    return False
+    return state.xp_monarchs[player] > 0
 
 
 @njit(cache=True)

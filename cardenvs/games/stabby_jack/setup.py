@@ -165,6 +165,7 @@ def _check_seat(state: np.record, seat: int) -> None:
     for card in xp_cards:
         assert is_numbered(card) or (is_monarch(card) and suit_of(card) in (DIAMONDS, SPADES)), "bad XP card"
     assert state.xp[seat] == sum(xp_worth(card) for card in xp_cards), f"seat {seat}: XP"
+    assert state.xp_monarchs[seat] == sum(is_monarch(card) for card in xp_cards), f"seat {seat}: Monarchs"
     assert 0 <= state.damage[seat] < state.hit_points[seat], f"seat {seat} should be dead"
 
 
