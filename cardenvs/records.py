@@ -1,0 +1,117 @@
+"""Game records: a finished (or unfinished) game as its env id, parameters, seed and actions.
+
+A game's trajectory depends only on its seed and its actions, so this is all it takes to replay it exactly,
+rendered, in any front end. Game ``i`` of a batched env reset with ``seed`` is the AEC game of seed
+``cardenvs.game_seed(seed, i)``: a batched game is recorded with that seed.
+
+The file format is JSON (``format`` 1)::
+
+    {"format": 1, "env_id": "clabber_v0", "params": {...}, "seed": 7, "actions": [3, 0, 12, ...],
+     "deal": null, "agents": ["heuristic", "random", "heuristic", "random"], "rewards": [1.0, -1.0, 1.0, -1.0]}
+
+``actions`` are the decisions of the agents to act, in order (the ``None`` steps that retire finished agents
+are not recorded); ``deal`` is the ``reset(options={"deal": ...})`` the game started from, if any; ``agents``
+(who sat in each seat) and ``rewards`` (each seat's final reward) are informational, and ``rewards`` is
+checked when the record is replayed.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Any
+
+import cardenvs
+from cardenvs.core.aec import CardEnv
+
+RECORD_FORMAT = 1
+
+
+@dataclass
+class GameRecord:
+    """One game: enough to replay it exactly.
+
+    Attributes:
+        env_id: the registered env id.
+        params: the game's parameters (``cardenvs.env(env_id, **params)``).
+        seed: the seed given to ``reset``.
+        actions: the actions taken, in order.
+        deal: the chosen deal the game started from (``reset`` options), or ``None``.
+        agents: a name for whoever played each seat, or ``None``.
+        rewards: each seat's final reward, or ``None`` for an unfinished game.
+    """
+
+    env_id: str
+    params: dict[str, Any]
+    seed: int
+    actions: list[int] = field(default_factory=list)
+    deal: Any = None
+    agents: list[str] | None = None
+    rewards: list[float] | None = None
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"format": RECORD_FORMAT, **asdict(self)}
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> GameRecord:
+        """The record a :meth:`to_dict` wrote; ValueError on another format or missing fields."""
+        if data.get("format") != RECORD_FORMAT:
+            raise ValueError(f"not a cardenvs game record of format {RECORD_FORMAT}: format={data.get('format')!r}")
+        missing = [name for name in ("env_id", "params", "seed", "actions") if name not in data]
+        if missing:
+            raise ValueError(f"game record lacks {', '.join(missing)}")
+        fields = {k: v for k, v in data.items() if k != "format"}
+        return cls(**fields)
+
+    def save(self, path: str | Path) -> None:
+        Path(path).write_text(json.dumps(self.to_dict()) + "\n", encoding="utf-8")
+
+    @classmethod
+    def load(cls, path: str | Path) -> GameRecord:
+        """Read a record file; ValueError (naming the file) if it is not one."""
+        try:
+            data = json.loads(Path(path).read_text(encoding="utf-8"))
+        except (OSError, json.JSONDecodeError) as error:
+            raise ValueError(f"cannot read a game record from {path}: {error}") from error
+        if not isinstance(data, dict):
+            raise ValueError(f"{path} is not a cardenvs game record")
+        return cls.from_dict(data)
+
+    def new_env(self, render_mode: str | None = None) -> CardEnv:
+        """A fresh env for this record's game, reset to its start."""
+        env = cardenvs.env(self.env_id, render_mode=render_mode, **self.params)
+        env.reset(seed=self.seed, options=None if self.deal is None else {"deal": self.deal})
+        return env
+
+
+def replay(record: GameRecord, render_mode: str | None = None) -> Iterator[tuple[CardEnv, str, int]]:
+    """Step through a record: yields ``(env, agent, action)`` just before each recorded action is applied.
+
+    After the last action the env holds the end of the game. Raises ValueError if an action is illegal where
+    the record puts it, or if the game ends before the record does, or if the final rewards differ.
+    """
+    env = record.new_env(render_mode)
+    actions = iter(record.actions)
+    taken = 0
+    final = {agent: 0.0 for agent in env.possible_agents}
+    for agent in env.agent_iter():
+        _, reward, terminated, truncated, _ = env.last()
+        if terminated or truncated:
+            final[agent] = float(reward)
+            env.step(None)
+            continue
+        action = next(actions, None)
+        if action is None:
+            return  # an unfinished game ends where its record does
+        yield env, agent, action
+        try:
+            env.step(int(action))
+        except cardenvs.IllegalActionError as error:
+            raise ValueError(f"record action {taken} ({action}) is illegal: {error}") from error
+        taken += 1
+    if taken != len(record.actions):
+        raise ValueError(f"the game ended after {taken} of the record's {len(record.actions)} actions")
+    if record.rewards is not None and list(final.values()) != list(record.rewards):
+        raise ValueError(f"replayed final rewards {list(final.values())} differ from the record's {record.rewards}")
