@@ -21,6 +21,9 @@ Engine protocol (all ``@njit(cache=True)``, each taking one state record ``state
 ``penalize(state, player)``
     Apply the game's penalty for an illegal action by ``player`` (used with ``illegal_action="penalize"``).
 
+Text (plain Python): ``render(state, params)`` is the public table; ``render_private(state, params, player)``
+adds what only ``player`` sees (``""`` where a game has no private information), for a person at that seat.
+
 Every record starts with the shared header of :func:`header_fields`.
 """
 
@@ -95,6 +98,11 @@ class ObservationLayout:
         return "\n".join(rows)
 
 
+def no_private_view(state: Any, params: Any, player: int) -> str:
+    """The private view of a game where every seat sees only the public table: nothing to add."""
+    return ""
+
+
 @dataclass(frozen=True)
 class Game:
     """Everything the front ends need from one game. Built once per game module."""
@@ -117,6 +125,8 @@ class Game:
     legal_mask: Callable
     observe: Callable
     penalize: Callable
+    #: what only ``player`` sees (own hand, own piece, known cards) as text; the default shows nothing private
+    render_private: Callable[[Any, Any, int], str] = no_private_view
 
     def __post_init__(self) -> None:
         from cardenvs.core.dispatch import register_engine

@@ -11,7 +11,7 @@ from cardenvs.games.clabber import rules
 from cardenvs.games.clabber.cards import NUM_CARDS, NUM_RANKS, SUIT_WORDS, card_id, card_name
 from cardenvs.games.clabber.observation import observation_layout, observe
 from cardenvs.games.clabber.params import CARDS_PER_HAND, NUM_PLAYERS, ClabberParams, fill_params, state_dtype
-from cardenvs.games.clabber.render import render
+from cardenvs.games.clabber.render import render, render_private
 
 
 def num_actions(params: ClabberParams) -> int:
@@ -110,6 +110,7 @@ GAME = Game(
     legal_mask=rules.legal_mask,
     observe=observe,
     penalize=rules.penalize,
+    render_private=render_private,
 )
 
 __all__ = ["GAME", "NUM_RANKS", "apply_deal", "deal_order"]

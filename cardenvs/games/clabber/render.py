@@ -66,3 +66,9 @@ def render(state: np.record, params: ClabberParams) -> str:
     else:
         lines.append(f"to act: player_{int(state.current_player)}")
     return "\n".join(lines)
+
+
+def render_private(state: np.record, params: ClabberParams, player: int) -> str:
+    """What only ``player`` sees: the cards in its hand."""
+    cards = " ".join(card_name(c) for c in bits_to_cards(int(state.hand[player])))
+    return f"player_{player} (you): hand {cards or 'empty'}"

@@ -12,7 +12,7 @@ from cardenvs.games.gin_slaughtre.actions import HAND_SIZE, NUM_ALL_ACTIONS, NUM
 from cardenvs.games.gin_slaughtre.cards import NUM_CARDS, card_ids
 from cardenvs.games.gin_slaughtre.observation import observation_layout, observe
 from cardenvs.games.gin_slaughtre.params import NUM_PLAYERS, GinSlaughtreParams, fill_params, state_dtype
-from cardenvs.games.gin_slaughtre.render import render
+from cardenvs.games.gin_slaughtre.render import render, render_private
 
 DEAL_KEYS = ("dealer", "deck", "hands", "upcards", "downcards", "stock")
 
@@ -106,4 +106,5 @@ GAME = Game(
     legal_mask=rules.legal_mask,
     observe=observe,
     penalize=rules.penalize,
+    render_private=render_private,
 )

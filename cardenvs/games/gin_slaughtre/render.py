@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from cardenvs.games.gin_slaughtre.actions import ARRANGEMENTS
 from cardenvs.games.gin_slaughtre.cards import NUM_CARDS, pretty_name
 from cardenvs.games.gin_slaughtre.params import NUM_PLAYERS, GinSlaughtreParams
 from cardenvs.games.gin_slaughtre.rules import (
@@ -49,4 +50,21 @@ def render(state: np.record, params: GinSlaughtreParams) -> str:
     if phase == PHASE_OVER:
         results = ", ".join(f"player_{s} {float(r):+g}" for s, r in enumerate(state.rewards))
         lines.append(f"  result: {results}")
+    return "\n".join(lines)
+
+
+def render_private(state: np.record, params: GinSlaughtreParams, player: int) -> str:
+    """What only ``player`` sees: its whole hand and, while arranging, its seven cards numbered as the actions
+    number them (by id) and the arrangement it has chosen but not yet revealed."""
+    location = np.asarray(state.location)
+    hand = [c for c in range(NUM_CARDS) if location[c] == LOC_HAND + player]
+    lines = [f"player_{player} (you): hand {_names(hand)}"]
+    if int(state.phase) == PHASE_ARRANGE:
+        # Both locations hold the seven cards an arrangement chooses from, in id order (actions.ARRANGEMENTS).
+        dealt = [c for c in range(NUM_CARDS) if location[c] in (LOC_HAND + player, LOC_UP + player)]
+        lines.append("  your cards by id: " + "  ".join(f"#{k + 1} {pretty_name(c)}" for k, c in enumerate(dealt)))
+        choice = int(state.pending_arrangement[player])
+        if choice >= 0:
+            chosen = [dealt[int(k)] for k in ARRANGEMENTS[choice]]
+            lines.append(f"  you chose as upcards (revealed when both have chosen): {_names(chosen)}")
     return "\n".join(lines)

@@ -11,7 +11,7 @@ from cardenvs.games.slabberjan import rules
 from cardenvs.games.slabberjan.observation import observation_layout, observe
 from cardenvs.games.slabberjan.params import NUM_KINDS, NUM_PIECES, SlabberjanParams, fill_params, state_dtype
 from cardenvs.games.slabberjan.pieces import kind_id
-from cardenvs.games.slabberjan.render import render
+from cardenvs.games.slabberjan.render import render, render_private
 
 ACTION_NAMES = ("stand", "exchange (swap left / dealer: draw from bag)", "dealer swaps left")
 
@@ -98,4 +98,5 @@ GAME = Game(
     legal_mask=rules.legal_mask,
     observe=observe,
     penalize=rules.penalize,
+    render_private=render_private,
 )

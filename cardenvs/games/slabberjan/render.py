@@ -42,3 +42,21 @@ def render(state: np.record, params: SlabberjanParams) -> str:
         results = ", ".join(f"player_{s} {float(r):+g}" for s, r in enumerate(state.rewards))
         lines.append(f"  game over: {results}")
     return "\n".join(lines)
+
+
+def render_private(state: np.record, params: SlabberjanParams, player: int) -> str:
+    """What only ``player`` sees: its own piece, the piece it was dealt, and the pieces it knows others hold."""
+    if not state.in_game[player]:
+        return f"player_{player} (you): out of the game"
+    lines = [
+        f"player_{player} (you): you hold the {kind_name(int(state.piece[player]))}"
+        f" (dealt the {kind_name(int(state.original[player]))} this round)"
+    ]
+    known = [
+        f"player_{seat} the {kind_name(int(state.known[player, seat]))}"
+        for seat in range(int(state.num_players))
+        if seat != player and state.in_game[seat] and state.known[player, seat] != NO_PIECE
+    ]
+    if known:
+        lines.append("  you know (as last seen): " + ", ".join(known))
+    return "\n".join(lines)
