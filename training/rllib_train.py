@@ -1,0 +1,336 @@
+"""Distributed PPO on any cardenvs game with Ray RLlib's new API stack (RLModule, Learner, EnvRunner).
+
+Run from the repository root::
+
+    python -m training.rllib_train --env-id clabber_v0 --iterations 20                  # this machine
+    python -m training.rllib_train --env-id slabberjan_v0 --players 3 --policy per-seat  # a module per seat
+    python -m training.rllib_train --env-id clabber_v0 --address auto --num-env-runners 32  # a Ray cluster
+
+Each game is the cardenvs PettingZoo AEC env in RLlib's ``PettingZooEnv`` wrapper, registered with
+``ray.tune.registry.register_env``; the policy is :class:`training.rllib_masking.MaskedActorCritic`, which reads
+the ``{"observation", "action_mask"}`` dict as it is and gives illegal actions probability zero. The env raises
+on an illegal action and RLlib is told not to restart failed envs, so a masking fault stops training.
+
+Policy modes (``--policy``):
+
+``shared``
+    one module, ``"shared"``, plays every seat: self-play, every seat's experience trains the same weights.
+``per-seat``
+    one module per seat, named after the seat's agent id (``player_0``, ``player_1``, ...); the policy
+    mapping sends each agent to its own module.
+
+Each iteration prints the env steps sampled, the episodes finished, their mean length, each seat's mean
+return and each module's losses; the final checkpoint (``Algorithm.save_to_path``) goes to
+``--checkpoint-dir`` and can be reloaded with ``ray.rllib.algorithms.algorithm.Algorithm.from_checkpoint``.
+See docs/rllib.md for clusters and limits.
+"""
+
+from __future__ import annotations
+
+import argparse
+import dataclasses
+import sys
+import types
+import typing
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import cardenvs
+
+#: the name the cardenvs env creator is registered under with ``ray.tune.registry.register_env``
+ENV_NAME = "cardenvs_pettingzoo"
+#: ``--policy`` choices
+POLICY_MODES = ("shared", "per-seat")
+#: the module id of ``--policy shared``
+SHARED_MODULE_ID = "shared"
+#: the repository root, shipped to cluster workers as the Ray job's working directory
+REPO_ROOT = Path(__file__).resolve().parent.parent
+#: paths left out of the shipped working directory (besides what .gitignore leaves out)
+SHIPPING_EXCLUDES = [".git", ".venv", "runs", "notebooks"]
+
+
+@dataclass
+class RLlibTrainArgs:
+    """Arguments of :func:`train` and of the command line (each field is a ``--flag`` of the same name).
+
+    Args:
+        env_id: the cardenvs env to train on.
+        players: number of players, for games that take ``num_players`` (``None``: the game's default).
+        policy: ``"shared"`` (one module for every seat: self-play) or ``"per-seat"`` (one module per seat).
+        iterations: training iterations (each samples ``train_batch_size`` env steps and updates on them).
+        num_env_runners: remote EnvRunner actors that sample in parallel; 0 samples in the driver process.
+        num_envs_per_env_runner: games each EnvRunner steps side by side.
+        train_batch_size: env steps sampled per iteration (per learner).
+        minibatch_size: agent steps per SGD minibatch.
+        num_epochs: passes over each iteration's batch.
+        lr: learning rate (Adam).
+        gamma: discount factor.
+        lambda_: GAE lambda.
+        entropy_coeff: weight of the entropy bonus.
+        hidden_sizes: widths of the hidden layers of the policy and of the value network.
+        address: Ray cluster to join (``auto``, ``ray://HOST:10001`` or ``HOST:6379``); ``None`` starts a local
+            Ray instance.
+        num_cpus: CPUs the local Ray instance may use (``None``: all); ignored with ``address``.
+        checkpoint_dir: directory of the final checkpoint.
+        seed: seed of RLlib's workers (torch, numpy and the envs' seed streams); ``None``: unseeded.
+    """
+
+    env_id: str = field(default="slabberjan_v0", metadata={"choices": cardenvs.available_envs()})
+    players: int | None = None
+    policy: str = field(default="shared", metadata={"choices": POLICY_MODES})
+    iterations: int = 10
+    num_env_runners: int = 0
+    num_envs_per_env_runner: int = 1
+    train_batch_size: int = 4000
+    minibatch_size: int = 256
+    num_epochs: int = 4
+    lr: float = 3e-4
+    gamma: float = 0.99
+    lambda_: float = 0.95
+    entropy_coeff: float = 0.01
+    hidden_sizes: tuple[int, ...] = (256, 256)
+    address: str | None = None
+    num_cpus: int | None = None
+    checkpoint_dir: str = "runs/rllib"
+    seed: int | None = 0
+
+    def validate(self) -> None:
+        """Raise ValueError naming what is allowed for the first bad field."""
+        if self.env_id not in cardenvs.available_envs():
+            raise ValueError(f"unknown env id {self.env_id!r}; available: {', '.join(cardenvs.available_envs())}")
+        if self.policy not in POLICY_MODES:
+            raise ValueError(f"policy={self.policy!r} is not allowed; choose from {', '.join(POLICY_MODES)}")
+        for name in ("iterations", "num_envs_per_env_runner", "train_batch_size", "minibatch_size", "num_epochs"):
+            if getattr(self, name) < 1:
+                raise ValueError(f"{name} must be at least 1, got {getattr(self, name)}")
+        if self.num_env_runners < 0:
+            raise ValueError(f"num_env_runners must be 0 or more, got {self.num_env_runners}")
+        if self.minibatch_size > self.train_batch_size:
+            raise ValueError(
+                f"minibatch_size ({self.minibatch_size}) must not exceed train_batch_size ({self.train_batch_size})"
+            )
+        if not self.hidden_sizes or min(self.hidden_sizes) < 1:
+            raise ValueError(f"hidden_sizes must be one or more positive widths, got {self.hidden_sizes}")
+        if self.lr <= 0 or not 0 <= self.gamma <= 1 or not 0 <= self.lambda_ <= 1 or self.entropy_coeff < 0:
+            raise ValueError("lr must be positive, gamma and lambda_ in [0, 1], entropy_coeff 0 or more")
+        if self.num_cpus is not None and self.num_cpus < 1:
+            raise ValueError(f"num_cpus must be at least 1, got {self.num_cpus}")
+        if self.address is not None and not self.address.strip():
+            raise ValueError("address must be 'auto', 'ray://HOST:PORT' or 'HOST:PORT', not empty")
+
+    @property
+    def game_params(self) -> dict[str, Any]:
+        """The game's parameters as given to ``cardenvs.env``."""
+        return {} if self.players is None else {"num_players": self.players}
+
+
+# ---------------------------------------------------------------------------------------------- command line
+def _flag(name: str) -> str:
+    return "--" + name.rstrip("_").replace("_", "-")
+
+
+def _field_docs(cls: type) -> dict[str, str]:
+    """Each field's description from the ``Args:`` section of ``cls``'s docstring."""
+    docs: dict[str, str] = {}
+    current = None
+    for line in (cls.__doc__ or "").split("Args:", 1)[-1].splitlines():
+        name, colon, text = line.strip().partition(": ")
+        if colon and name.isidentifier() and line.startswith(" " * 8) and not line.startswith(" " * 9):
+            current = name
+            docs[name] = text
+        elif current and line.strip():
+            docs[current] += " " + line.strip()
+    return docs
+
+
+def build_parser(cls: type = RLlibTrainArgs) -> argparse.ArgumentParser:
+    """An argparse parser with one ``--flag`` per field of the dataclass ``cls``, help from its docstring.
+
+    Args:
+        cls: a dataclass whose fields are ``int``, ``float``, ``str``, ``tuple[int, ...]`` or ``X | None``.
+    """
+    parser = argparse.ArgumentParser(
+        prog="python -m training.rllib_train",
+        description=(sys.modules[__name__].__doc__ or "").split("\n\n")[0],
+        formatter_class=argparse.ArgumentDefaultsHelpFormatter,
+    )
+    hints = typing.get_type_hints(cls)
+    docs = _field_docs(cls)
+    for spec in dataclasses.fields(cls):
+        kind = hints[spec.name]
+        if isinstance(kind, types.UnionType):  # ``X | None``
+            kind = next(arg for arg in typing.get_args(kind) if arg is not type(None))
+        options: dict[str, Any] = {"default": spec.default, "help": docs.get(spec.name, "")}
+        if typing.get_origin(kind) is tuple:
+            options.update(type=typing.get_args(kind)[0], nargs="+")
+        else:
+            options["type"] = kind
+        if "choices" in spec.metadata:
+            options["choices"] = spec.metadata["choices"]
+        parser.add_argument(_flag(spec.name), dest=spec.name, **options)
+    return parser
+
+
+def parse_args(argv: list[str] | None = None) -> RLlibTrainArgs:
+    """The command line as :class:`RLlibTrainArgs` (argparse exits with a message on malformed flags)."""
+    namespace = build_parser().parse_args(argv)
+    values = vars(namespace)
+    values["hidden_sizes"] = tuple(values["hidden_sizes"])
+    return RLlibTrainArgs(**values)
+
+
+# ---------------------------------------------------------------------------------------------- RLlib set-up
+def shared_module(agent_id: str, episode: Any = None, **kwargs: Any) -> str:
+    """Policy mapping of ``--policy shared``: every seat plays with the one shared module."""
+    return SHARED_MODULE_ID
+
+
+def module_of_seat(agent_id: str, episode: Any = None, **kwargs: Any) -> str:
+    """Policy mapping of ``--policy per-seat``: each seat plays with the module named after its agent id."""
+    return agent_id
+
+
+def module_ids(args: RLlibTrainArgs) -> list[str]:
+    """The module ids of the run: ``["shared"]`` or one per seat; ValueError for bad game parameters."""
+    env = cardenvs.env(args.env_id, **args.game_params)
+    return [SHARED_MODULE_ID] if args.policy == "shared" else list(env.possible_agents)
+
+
+def build_config(args: RLlibTrainArgs) -> Any:
+    """The ``PPOConfig`` of a run (new API stack); registers the env creator under :data:`ENV_NAME`.
+
+    Args:
+        args: the run's arguments (validated first; ValueError if they are not allowed).
+    """
+    from ray.rllib.algorithms.ppo import PPOConfig
+    from ray.rllib.core.rl_module.multi_rl_module import MultiRLModuleSpec
+    from ray.rllib.core.rl_module.rl_module import RLModuleSpec
+    from ray.tune.registry import register_env
+
+    from training.rllib_masking import HIDDEN_SIZES_KEY, MaskedActorCritic, make_pettingzoo_env
+
+    args.validate()
+    modules = module_ids(args)
+    register_env(ENV_NAME, make_pettingzoo_env)
+    env_config = {"env_id": args.env_id, "params": args.game_params}
+    module_spec = RLModuleSpec(module_class=MaskedActorCritic, model_config={HIDDEN_SIZES_KEY: list(args.hidden_sizes)})
+    config = (
+        PPOConfig()
+        .api_stack(enable_rl_module_and_learner=True, enable_env_runner_and_connector_v2=True)
+        # RLlib's env checker steps a random action from the action space, which is often illegal here.
+        .environment(ENV_NAME, env_config=env_config, disable_env_checking=True)
+        .env_runners(num_env_runners=args.num_env_runners, num_envs_per_env_runner=args.num_envs_per_env_runner)
+        .training(
+            train_batch_size_per_learner=args.train_batch_size,
+            minibatch_size=args.minibatch_size,
+            num_epochs=args.num_epochs,
+            lr=args.lr,
+            gamma=args.gamma,
+            lambda_=args.lambda_,
+            entropy_coeff=args.entropy_coeff,
+        )
+        .multi_agent(
+            policies=set(modules),
+            policy_mapping_fn=shared_module if args.policy == "shared" else module_of_seat,
+            policies_to_train=modules,
+        )
+        .rl_module(rl_module_spec=MultiRLModuleSpec(rl_module_specs={module: module_spec for module in modules}))
+        # An env error (an illegal action included) must stop training, not be hidden by an env restart.
+        .fault_tolerance(restart_failed_sub_environments=False)
+    )
+    if args.seed is not None:
+        config = config.debugging(seed=args.seed)
+    return config
+
+
+def init_ray(args: RLlibTrainArgs) -> None:
+    """Start a local Ray instance, or join the cluster at ``args.address`` and ship this repository to it."""
+    import ray
+
+    if args.address is None:
+        ray.init(num_cpus=args.num_cpus, include_dashboard=False)
+    else:
+        # Workers on other nodes import cardenvs and training.rllib_masking from the shipped copy.
+        ray.init(address=args.address, runtime_env={"working_dir": str(REPO_ROOT), "excludes": SHIPPING_EXCLUDES})
+
+
+# ---------------------------------------------------------------------------------------------- results
+def summarize(iteration: int, result: dict[str, Any]) -> str:
+    """One line per iteration: steps, episodes, each seat's mean return, each module's losses.
+
+    Args:
+        iteration: the iteration number (from 1).
+        result: what ``Algorithm.train()`` returned.
+    """
+    runners = result.get("env_runners", {})
+    parts = [
+        f"iter {iteration:>4}",
+        f"env steps {runners.get('num_env_steps_sampled', 0):>6.0f} "
+        f"(total {result.get('num_env_steps_sampled_lifetime', 0):.0f})",
+        f"episodes {runners.get('num_episodes', 0):>4.0f}",
+    ]
+    if "episode_len_mean" in runners:
+        parts.append(f"length {runners['episode_len_mean']:.1f}")
+    returns = runners.get("agent_episode_returns_mean", {})
+    if returns:
+        parts.append("return " + " ".join(f"{agent} {value:+.3f}" for agent, value in sorted(returns.items())))
+    for module, stats in sorted(result.get("learners", {}).items()):
+        if module != "__all_modules__" and "policy_loss" in stats:
+            parts.append(
+                f"{module}: pi {stats['policy_loss']:+.3f} vf {stats['vf_loss']:.3f} ent {stats['entropy']:.3f}"
+            )
+    return " | ".join(parts)
+
+
+def train(args: RLlibTrainArgs, print_fn: Any = print) -> tuple[list[dict[str, Any]], str]:
+    """Train for ``args.iterations`` iterations and save a checkpoint; Ray must be initialised.
+
+    Args:
+        args: the run's arguments.
+        print_fn: where the per-iteration summaries go (``print`` by default).
+
+    Returns:
+        Each iteration's result dict, and the checkpoint's path.
+    """
+    algorithm = build_config(args).build_algo()
+    try:
+        results = []
+        for iteration in range(1, args.iterations + 1):
+            result = algorithm.train()
+            results.append(result)
+            print_fn(summarize(iteration, result))
+        checkpoint_dir = Path(args.checkpoint_dir).resolve()
+        checkpoint_dir.mkdir(parents=True, exist_ok=True)
+        checkpoint = algorithm.save_to_path(str(checkpoint_dir))
+        print_fn(f"checkpoint saved to {checkpoint}")
+        return results, str(checkpoint)
+    finally:
+        algorithm.stop()
+
+
+def main(argv: list[str] | None = None) -> int:
+    """The command line; returns the exit code (2 for arguments that are not allowed)."""
+    args = parse_args(argv)
+    try:
+        args.validate()
+        module_ids(args)  # checks the game parameters before Ray starts
+    except ValueError as error:
+        print(f"rllib_train: {error}", file=sys.stderr)
+        return 2
+    import ray
+
+    try:
+        init_ray(args)
+    except ConnectionError as error:
+        print(f"rllib_train: cannot reach the Ray cluster at {args.address!r}: {error}", file=sys.stderr)
+        return 1
+    try:
+        train(args)
+    finally:
+        ray.shutdown()
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
