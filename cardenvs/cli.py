@@ -13,6 +13,8 @@ import sys
 #: subcommand -> the module implementing it (``HELP``, ``add_arguments(parser)``, ``run(args) -> int``)
 COMMANDS: dict[str, str] = {
     "demo": "cardenvs.commands.demo",
+    "play": "cardenvs.commands.play",
+    "replay": "cardenvs.commands.replay",
 }
 
 

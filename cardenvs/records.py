@@ -19,9 +19,11 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterator
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, fields
 from pathlib import Path
 from typing import Any
+
+import numpy as np
 
 import cardenvs
 from cardenvs.core.aec import CardEnv
@@ -62,8 +64,11 @@ class GameRecord:
         missing = [name for name in ("env_id", "params", "seed", "actions") if name not in data]
         if missing:
             raise ValueError(f"game record lacks {', '.join(missing)}")
-        fields = {k: v for k, v in data.items() if k != "format"}
-        return cls(**fields)
+        unknown = sorted(set(data) - {"format", *(f.name for f in fields(cls))})
+        if unknown:
+            raise ValueError(f"game record has unknown field(s) {', '.join(unknown)}")
+        _check_types(data)
+        return cls(**{k: v for k, v in data.items() if k != "format"})
 
     def save(self, path: str | Path) -> None:
         Path(path).write_text(json.dumps(self.to_dict()) + "\n", encoding="utf-8")
@@ -86,18 +91,47 @@ class GameRecord:
         return env
 
 
-def replay(record: GameRecord, render_mode: str | None = None) -> Iterator[tuple[CardEnv, str, int]]:
+def _is_int(value: Any) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool)
+
+
+def _check_types(data: dict[str, Any]) -> None:
+    """ValueError naming the first field of a record dict whose value has the wrong type."""
+    checks = (
+        ("env_id", lambda v: isinstance(v, str), "a string"),
+        ("params", lambda v: isinstance(v, dict) and all(isinstance(k, str) for k in v), "an object of parameters"),
+        ("seed", _is_int, "an integer"),
+        ("actions", lambda v: isinstance(v, list) and all(_is_int(a) for a in v), "a list of integers"),
+        ("agents", lambda v: v is None or (isinstance(v, list) and all(isinstance(a, str) for a in v)),
+         "null or a list of names"),
+        ("rewards", lambda v: v is None or (isinstance(v, list) and all(
+            isinstance(r, (int, float)) and not isinstance(r, bool) for r in v)), "null or a list of numbers"),
+    )
+    for name, is_valid, expected in checks:
+        if name in data and not is_valid(data[name]):
+            raise ValueError(f"game record field {name!r} must be {expected}, got {data[name]!r:.80}")
+
+
+def replay(
+    record: GameRecord, render_mode: str | None = None, final_rewards: dict[str, float] | None = None
+) -> Iterator[tuple[CardEnv, str, int]]:
     """Step through a record: yields ``(env, agent, action)`` just before each recorded action is applied.
 
     After the last action the env holds the end of the game. Raises ValueError if an action is illegal where
     the record puts it, or if the game ends before the record does, or if the final rewards differ.
+
+    Args:
+        record: the game to replay.
+        render_mode: the env's render mode (``"ansi"`` to render each position).
+        final_rewards: if given, filled with each agent's final reward (0 until the game is over).
     """
     env = record.new_env(render_mode)
     actions = iter(record.actions)
     taken = 0
-    final = {agent: 0.0 for agent in env.possible_agents}
+    final = final_rewards if final_rewards is not None else {}
+    final.update({agent: 0.0 for agent in env.possible_agents})
     for agent in env.agent_iter():
-        _, reward, terminated, truncated, _ = env.last()
+        observation, reward, terminated, truncated, _ = env.last()
         if terminated or truncated:
             final[agent] = float(reward)
             env.step(None)
@@ -105,6 +139,10 @@ def replay(record: GameRecord, render_mode: str | None = None) -> Iterator[tuple
         action = next(actions, None)
         if action is None:
             return  # an unfinished game ends where its record does
+        mask = observation["action_mask"]
+        if not (0 <= action < len(mask) and mask[action]):
+            legal = np.flatnonzero(mask).tolist()
+            raise ValueError(f"record action {taken} ({action}) is not legal for {agent} there; legal: {legal}")
         yield env, agent, action
         try:
             env.step(int(action))
