@@ -197,11 +197,13 @@ def module_ids(args: RLlibTrainArgs) -> list[str]:
     return [SHARED_MODULE_ID] if args.policy == "shared" else list(env.possible_agents)
 
 
-def build_config(args: RLlibTrainArgs) -> Any:
+def build_config(args: RLlibTrainArgs, module_class: type | None = None) -> Any:
     """The ``PPOConfig`` of a run (new API stack); registers the env creator under :data:`ENV_NAME`.
 
     Args:
         args: the run's arguments (validated first; ValueError if they are not allowed).
+        module_class: the RLModule class of every module (``None``:
+            :class:`~training.rllib_masking.MaskedActorCritic`).
     """
     from ray.rllib.algorithms.ppo import PPOConfig
     from ray.rllib.core.rl_module.multi_rl_module import MultiRLModuleSpec
@@ -214,7 +216,9 @@ def build_config(args: RLlibTrainArgs) -> Any:
     modules = module_ids(args)
     register_env(ENV_NAME, make_pettingzoo_env)
     env_config = {"env_id": args.env_id, "params": args.game_params}
-    module_spec = RLModuleSpec(module_class=MaskedActorCritic, model_config={HIDDEN_SIZES_KEY: list(args.hidden_sizes)})
+    module_spec = RLModuleSpec(
+        module_class=module_class or MaskedActorCritic, model_config={HIDDEN_SIZES_KEY: list(args.hidden_sizes)}
+    )
     config = (
         PPOConfig()
         .api_stack(enable_rl_module_and_learner=True, enable_env_runner_and_connector_v2=True)

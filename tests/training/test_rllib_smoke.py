@@ -1,0 +1,166 @@
+"""RLlib smoke test: one small PPO iteration per policy mode on clabber_v0, masks respected, checkpoint reloadable.
+
+clabber_v0 is short (about 85 moves a game) and has 30 actions of which usually a few are legal, so an unmasked
+policy would soon pick an illegal one; the env raises on it and RLlib is configured to let that stop training
+(the last test checks that it does). One local Ray instance on 2 CPUs serves the whole module.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+
+ray = pytest.importorskip("ray", reason="the [rllib] extra is not installed")
+torch = pytest.importorskip("torch")
+
+from ray.rllib.core.columns import Columns  # noqa: E402
+from ray.rllib.core.rl_module.rl_module import RLModule  # noqa: E402
+from ray.rllib.env.env_runner import NUM_ENV_STEP_FAILURES_LIFETIME  # noqa: E402
+
+import cardenvs  # noqa: E402
+from training.rllib_masking import ILLEGAL_LOGIT, MaskedActorCritic  # noqa: E402
+from training.rllib_train import RLlibTrainArgs, build_config, main, parse_args, train  # noqa: E402
+
+ENV_ID = "clabber_v0"
+#: tiny sizes: one iteration samples a couple of games and makes a handful of SGD steps
+TINY = dict(iterations=1, train_batch_size=200, minibatch_size=100, num_epochs=1, hidden_sizes=(16,))
+
+
+@pytest.fixture(scope="module")
+def local_ray():
+    ray.init(num_cpus=2, include_dashboard=False)
+    yield
+    ray.shutdown()
+
+
+def env_observations(env_id: str, seed: int, count: int) -> list[dict[str, np.ndarray]]:
+    """The first ``count`` observations of the seats to act, in a game played by the first legal action."""
+    env = cardenvs.env(env_id)
+    env.reset(seed=seed)
+    observations = []
+    for _agent in env.agent_iter():
+        observation, _, terminated, truncated, _ = env.last()
+        if terminated or truncated or len(observations) == count:
+            break
+        observations.append(observation)
+        env.step(int(np.flatnonzero(observation["action_mask"])[0]))
+    return observations
+
+
+def as_batch(observations: list[dict[str, np.ndarray]]) -> dict:
+    """Observation dicts batched the way RLlib's connectors batch them: a dict of tensors under ``obs``."""
+    return {Columns.OBS: {key: torch.as_tensor(np.stack([o[key] for o in observations])) for key in observations[0]}}
+
+
+def test_module_gives_illegal_actions_zero_probability_and_leaves_the_batch_alone():
+    env = cardenvs.env(ENV_ID)
+    space = env.observation_space(env.possible_agents[0])
+    module = MaskedActorCritic(observation_space=space, action_space=env.action_space(env.possible_agents[0]))
+    observations = env_observations(ENV_ID, seed=3, count=40)
+    # an all-zero mask, as in a seat's observation after the game ended: logits must stay finite
+    no_legal_action = np.zeros(env.num_actions, np.int8)
+    observations.append({"observation": observations[0]["observation"], "action_mask": no_legal_action})
+    batch = as_batch(observations)
+    masks = batch[Columns.OBS]["action_mask"].clone()
+    logits = module.forward_exploration(batch)[Columns.ACTION_DIST_INPUTS]
+    assert torch.equal(batch[Columns.OBS]["action_mask"], masks)  # the batch was not modified
+    assert torch.isfinite(logits).all()
+    legal = masks > 0
+    assert (logits[~legal] == ILLEGAL_LOGIT).all()
+    assert (logits[legal] > ILLEGAL_LOGIT / 2).all()
+    distribution = module.get_exploration_action_dist_cls().from_logits(logits[:-1])
+    assert (distribution.to_deterministic().sample() >= 0).all()
+    probabilities = torch.softmax(logits[:-1], dim=-1)
+    assert (probabilities[~legal[:-1]] == 0).all()
+    assert torch.isfinite(distribution.entropy()).all()
+    # every sampled action is legal
+    samples = torch.stack([distribution.sample() for _ in range(50)])
+    assert legal[:-1].gather(1, samples.T).all()
+    values = module.compute_values(batch)
+    assert values.shape == (len(observations),)
+
+
+def test_module_rejects_a_space_without_the_mask():
+    env = cardenvs.env(ENV_ID)
+    observation_only = env.observation_space(env.possible_agents[0])["observation"]
+    with pytest.raises(ValueError, match="action_mask"):
+        MaskedActorCritic(observation_space=observation_only, action_space=env.action_space(env.possible_agents[0]))
+
+
+def test_bad_arguments_exit_with_a_message_before_ray_starts(capsys):
+    assert main(["--env-id", ENV_ID, "--iterations", "0"]) == 2
+    assert "iterations must be at least 1" in capsys.readouterr().err
+    assert main(["--env-id", ENV_ID, "--players", "3"]) == 2
+    assert "unknown parameter" in capsys.readouterr().err
+    assert main(["--minibatch-size", "500", "--train-batch-size", "200"]) == 2
+    with pytest.raises(SystemExit) as exit_info:
+        parse_args(["--policy", "everyone"])
+    assert exit_info.value.code == 2
+    assert not ray.is_initialized()
+
+
+def test_cli_flags_fill_the_dataclass():
+    flags = ["--env-id", "slabberjan_v0", "--players", "3", "--policy", "per-seat", "--hidden-sizes", "8", "4"]
+    args = parse_args(flags)
+    assert args == RLlibTrainArgs(env_id="slabberjan_v0", players=3, policy="per-seat", hidden_sizes=(8, 4))
+    assert parse_args(["--lambda", "0.9"]).lambda_ == 0.9
+
+
+def check_iteration(result: dict, modules: list[str]) -> None:
+    """One iteration sampled steps, finished games, and updated every module with finite losses."""
+    runners = result["env_runners"]
+    assert runners["num_env_steps_sampled"] >= TINY["train_batch_size"] > 0
+    assert runners["num_episodes"] >= 1
+    assert not runners.get(NUM_ENV_STEP_FAILURES_LIFETIME)  # no env step raised (illegal actions included)
+    for module in modules:
+        stats = result["learners"][module]
+        for key in ("policy_loss", "vf_loss", "entropy"):
+            assert math.isfinite(stats[key]), (module, key, stats[key])
+        assert stats["num_module_steps_trained"] > 0
+    returns = runners["agent_episode_returns_mean"]
+    assert set(returns) == set(cardenvs.env(ENV_ID).possible_agents)
+
+
+def test_shared_policy_trains_one_iteration_and_saves_a_reloadable_checkpoint(local_ray, tmp_path, capsys):
+    args = RLlibTrainArgs(env_id=ENV_ID, policy="shared", checkpoint_dir=str(tmp_path), **TINY)
+    results, checkpoint = train(args)
+    assert len(results) == 1
+    check_iteration(results[0], ["shared"])
+    assert "iter    1 | env steps" in capsys.readouterr().out
+    # the saved policy reloads without Ray and still plays only legal actions
+    module = RLModule.from_checkpoint(f"{checkpoint}/learner_group/learner/rl_module/shared")
+    observations = env_observations(ENV_ID, seed=11, count=20)
+    actions = module.forward_inference(as_batch(observations))[Columns.ACTION_DIST_INPUTS].argmax(-1)
+    assert all(o["action_mask"][a] for o, a in zip(observations, actions.tolist(), strict=True))
+
+
+def test_per_seat_policies_train_one_iteration_on_a_remote_env_runner(local_ray, tmp_path):
+    args = RLlibTrainArgs(env_id=ENV_ID, policy="per-seat", num_env_runners=1, checkpoint_dir=str(tmp_path), **TINY)
+    results, _ = train(args, print_fn=lambda line: None)
+    seats = cardenvs.env(ENV_ID).possible_agents
+    check_iteration(results[0], seats)
+    assert set(results[0]["env_runners"]["module_episode_returns_mean"]) == set(seats)
+
+
+class UnmaskedActorCritic(MaskedActorCritic):
+    """The same networks without the mask: its actions are often illegal."""
+
+    def _forward(self, batch, **kwargs):
+        return {Columns.ACTION_DIST_INPUTS: self.policy_net(batch[Columns.OBS]["observation"])}
+
+
+def test_an_illegal_action_stops_training_instead_of_being_swallowed(local_ray):
+    algorithm = build_config(RLlibTrainArgs(env_id=ENV_ID, **TINY), module_class=UnmaskedActorCritic).build_algo()
+    try:
+        with pytest.raises(RuntimeError) as error_info:
+            algorithm.train()
+    finally:
+        algorithm.stop()
+    causes = []
+    error = error_info.value
+    while error is not None:
+        causes.append(error)
+        error = error.__cause__ or error.__context__
+    assert any(isinstance(cause, cardenvs.IllegalActionError) for cause in causes), causes
