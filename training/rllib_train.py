@@ -73,7 +73,8 @@ class RLlibTrainArgs:
             Ray instance.
         num_cpus: CPUs the local Ray instance may use (``None``: all); ignored with ``address``.
         checkpoint_dir: directory of the final checkpoint.
-        seed: seed of RLlib's workers (torch, numpy and the envs' seed streams); ``None``: unseeded.
+        seed: seed of torch, numpy and each env's first reset (later games continue the env's seed stream);
+            ``None``: unseeded.
     """
 
     env_id: str = field(default="slabberjan_v0", metadata={"choices": cardenvs.available_envs()})
@@ -161,13 +162,15 @@ def build_parser(cls: type = RLlibTrainArgs) -> argparse.ArgumentParser:
         kind = hints[spec.name]
         if isinstance(kind, types.UnionType):  # ``X | None``
             kind = next(arg for arg in typing.get_args(kind) if arg is not type(None))
-        options: dict[str, Any] = {"default": spec.default, "help": docs.get(spec.name, "")}
+        help_text = docs.get(spec.name, "").replace("``", "")
+        options: dict[str, Any] = {"default": spec.default, "help": help_text, "metavar": spec.name.rstrip("_").upper()}
         if typing.get_origin(kind) is tuple:
             options.update(type=typing.get_args(kind)[0], nargs="+")
         else:
             options["type"] = kind
         if "choices" in spec.metadata:
             options["choices"] = spec.metadata["choices"]
+            del options["metavar"]  # argparse then shows the choices
         parser.add_argument(_flag(spec.name), dest=spec.name, **options)
     return parser
 
