@@ -8,6 +8,7 @@ depends only on its seed and its actions: never on the batch size or the number 
 
 from __future__ import annotations
 
+import operator
 from typing import Any
 
 import numpy as np
@@ -88,6 +89,19 @@ def _sample_legal(samplers, masks, out):
                 pick -= 1
 
 
+def _explicit_seeds(seeds: Any, num_envs: int) -> np.ndarray:
+    """``seeds`` as uint64 game seeds, each reduced modulo 2**64 as the AEC env's ``reset(seed=...)`` does."""
+    # Read element by element: numpy would turn a list mixing ints above 2**63 and negative ints into floats.
+    values = seeds.tolist() if isinstance(seeds, np.ndarray) else list(seeds)
+    if len(values) != num_envs:
+        raise ValueError(f"seeds must be {num_envs} integers (one per game), got {len(values)} values")
+    try:
+        reduced = [operator.index(value) % 2**64 for value in values]
+    except TypeError:
+        raise ValueError(f"seeds must be {num_envs} integers (one per game), got {values!r:.200}") from None
+    return np.array(reduced, np.uint64)
+
+
 class VectorEnv:
     """``num_envs`` games of one cardenvs game, stepped together.
 
@@ -132,14 +146,24 @@ class VectorEnv:
         self._sampled = np.zeros(self.num_envs, np.int64)
         self._has_reset = False
 
-    def reset(self, seed: int | None = None) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    def reset(
+        self, seed: int | None = None, *, seeds: np.ndarray | None = None
+    ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """Start every game; returns ``(obs[N, D], action_mask[N, A], current_player[N])``.
 
-        Game ``i`` is seeded with ``game_seed(seed, i)``; ``seed=None`` draws a seed from OS entropy.
+        Args:
+            seed: game ``i`` is seeded with ``game_seed(seed, i)``; ``None`` draws a seed from OS entropy.
+            seeds: instead of ``seed``, one seed per game (``num_envs`` integers): game ``i`` is then exactly
+                the AEC game ``env.reset(seed=int(seeds[i]))``.
         """
-        if seed is None:
-            seed = int(np.random.SeedSequence().entropy % 2**64)
-        seeds = np.array([game_seed(seed, i) for i in range(self.num_envs)], np.uint64)
+        if seeds is not None:
+            if seed is not None:
+                raise ValueError("reset takes seed or seeds, not both")
+            seeds = _explicit_seeds(seeds, self.num_envs)
+        else:
+            if seed is None:
+                seed = int(np.random.SeedSequence().entropy % 2**64)
+            seeds = np.array([game_seed(seed, i) for i in range(self.num_envs)], np.uint64)
         _reset_games(
             self._engine_states, self._raw, self._template, seeds, self.current_players, self.observations,
             self.action_masks,
