@@ -19,7 +19,7 @@ from pettingzoo import AECEnv
 
 from cardenvs.core.errors import IllegalActionError
 from cardenvs.core.game import NO_PLAYER, Game, new_states
-from cardenvs.core.single import engine_view, observe_game, penalize_game, reset_game, step_game
+from cardenvs.core.single import engine_view, entry_point, observe_game, penalize_game, reset_game, step_game
 from cardenvs.core.snapshot import restore_record, snapshot_record
 
 ILLEGAL_ACTION_MODES = ("raise", "penalize")
@@ -75,10 +75,10 @@ class CardEnv(AECEnv):
         self.observation_spaces = {a: obs_space for a in self.possible_agents}
         self.action_spaces = {a: spaces.Discrete(self.num_actions) for a in self.possible_agents}
         self._states, self._template = new_states(game, self.params, 1)
-        self._bind_views()
         self._obs = np.zeros(self.layout.size, np.float32)
         self._scratch_mask = np.zeros(self.num_actions, np.int8)
         self._mask = np.zeros(self.num_actions, np.int8)  # legal mask of the agent to act
+        self._bind_views()
         self._seed_stream: np.random.Generator | None = None
         self._has_reset = False
         self._game_over = False
@@ -128,7 +128,7 @@ class CardEnv(AECEnv):
     def observe(self, agent: str) -> dict[str, np.ndarray]:
         if not self._has_reset:
             self._check_reset("observe")
-        observe_game(self._engine_states, self._agent_index[agent], self._obs, self._scratch_mask)
+        self._observe_game(self._engine_states, self._agent_index[agent], self._obs, self._scratch_mask)
         return {"observation": self._obs.copy(), "action_mask": self._scratch_mask.copy()}
 
     def step(self, action: Any) -> None:
@@ -143,7 +143,7 @@ class CardEnv(AECEnv):
         index = self._legal_index(action)
         if index >= 0:
             self._cumulative_rewards[agent] = 0.0
-            status = step_game(self._engine_states, index, self._mask)
+            status = self._step_game(self._engine_states, index, self._mask)
         elif self.illegal_action == "penalize":
             self._cumulative_rewards[agent] = 0.0
             status = penalize_game(self._engine_states, self._agent_index[agent], self._mask)
@@ -261,6 +261,9 @@ class CardEnv(AECEnv):
         self._terminated = self._states["terminated"]
         self._truncated = self._states["truncated"]
         self._step_rewards = self._states["rewards"][0]
+        # The hot path's kernels, resolved once for these exact argument types (player and action are ints).
+        self._step_game = entry_point(step_game, self._engine_states, 0, self._mask)
+        self._observe_game = entry_point(observe_game, self._engine_states, 0, self._obs, self._scratch_mask)
 
     def _status(self) -> tuple[int, bool, int]:
         over = 1 if self._terminated[0] else (2 if self._truncated[0] else 0)
@@ -297,7 +300,10 @@ class CardEnv(AECEnv):
 # Attributes that copies share with the original, and views rebuilt from the state array after copying.
 _SHARED_ATTRIBUTES = frozenset({"game", "params", "layout", "observation_spaces", "action_spaces", "_agent_index"})
 _VIEW_ATTRIBUTES = frozenset(
-    {"_engine_states", "_records", "_current_player", "_terminated", "_truncated", "_step_rewards"}
+    {
+        "_engine_states", "_records", "_current_player", "_terminated", "_truncated", "_step_rewards",
+        "_step_game", "_observe_game",
+    }
 )
 
 

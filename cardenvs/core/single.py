@@ -20,6 +20,18 @@ from cardenvs.core.dispatch import (
 )
 
 
+def entry_point(kernel, *args):
+    """``kernel`` compiled for the types of ``args``, callable without numba's per-call type dispatch.
+
+    The AEC env calls its kernels with arguments of the same types on every step; resolving the compiled
+    version once saves about 0.4 µs a call, a tenth of a whole AEC step. The result must only ever get
+    arguments of those same types. As plain Python (``NUMBA_DISABLE_JIT=1``) it is ``kernel`` itself.
+    """
+    if numba.config.DISABLE_JIT:
+        return kernel
+    return kernel.compile(tuple(kernel.typeof_pyval(arg) for arg in args))
+
+
 def engine_view(states: np.ndarray) -> np.ndarray:
     """The array to hand to compiled code: plain when compiled; as plain Python, a recarray (attribute access)."""
     return states.view(np.recarray) if numba.config.DISABLE_JIT else states
