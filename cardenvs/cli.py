@@ -15,6 +15,8 @@ COMMANDS: dict[str, str] = {
     "demo": "cardenvs.commands.demo",
     "play": "cardenvs.commands.play",
     "replay": "cardenvs.commands.replay",
+    "tournament": "cardenvs.commands.tournament",
+    "baselines": "cardenvs.commands.baselines",
 }
 
 
