@@ -145,7 +145,7 @@ class HumanAgent(Agent):
         """
         text = " ".join(line.strip().lower().split())
         if text in QUIT_WORDS:
-            raise QuitGame(text)
+            raise QuitGame("you quit")
         if text in HELP_WORDS:
             return None, HELP_TEXT
         if text in TABLE_WORDS:

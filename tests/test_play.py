@@ -327,8 +327,9 @@ def test_play_quit_abandons_the_game_with_exit_code_0_and_saves_an_unfinished_re
     code, text = _run(["clabber_v0", "--seed", "3", "--save", str(path)], lambda prompt: next(answers))
     assert code == 0
     assert "no legal action is called 'nonsense'" in text
-    assert "quit (q): the game is abandoned" in text
     record = GameRecord.load(path)
+    taken = len(record.actions)
+    assert f"you quit: the game is abandoned after {taken} action{'' if taken == 1 else 's'}\n" in text
     assert record.rewards is None and record.actions[0] == 25 and record.agents[0] == "human"
     assert len(list(replay(record))) == len(record.actions)
 
@@ -378,5 +379,5 @@ def test_play_as_a_subprocess_reads_stdin_and_never_shows_a_traceback():
     assert done.returncode == 0, done.stderr
     assert "Traceback" not in done.stderr + done.stdout
     assert "no legal action is called 'xyz'" in done.stdout and "9 is not in the list" in done.stdout
-    assert "you: accept" in done.stdout and "quit (end of input)" in done.stdout
+    assert "you: accept" in done.stdout and "end of input: the game is abandoned" in done.stdout
     assert "player_0 (you): hand " in done.stdout

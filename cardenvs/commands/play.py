@@ -29,6 +29,8 @@ from cardenvs.records import GameRecord
 HELP = "play a game at the terminal against the baseline agents"
 #: seeds drawn when none is given stay below this, so they are short to type again
 DRAWN_SEED_LIMIT = 1_000_000
+#: the engine makes a move at once when the rules leave one choice: it never reaches this command's log
+FORCED_MOVES_NOTE = "moves the rules force (a single choice) are made at once and show on the table only"
 #: exit code for bad arguments (as argparse uses)
 USAGE_ERROR = 2
 
@@ -135,7 +137,8 @@ def run(args: argparse.Namespace, input_fn: Callable[[str], str] = input, output
         agents=[specs[s] if s != seat else "human" for s in range(len(env.possible_agents))],
     )
     output(f"{args.env_id}, seed {seed}: you are player_{seat}; "
-           + ", ".join(f"player_{s} {specs[s]}" for s in range(len(env.possible_agents)) if s != seat))
+           + ", ".join(f"player_{s} {specs[s]}" for s in range(len(env.possible_agents)) if s != seat)
+           + f"\n{FORCED_MOVES_NOTE}; type ? for help")
     env.reset(seed=seed)
     final: dict[str, float] = {}
     try:
@@ -152,8 +155,9 @@ def run(args: argparse.Namespace, input_fn: Callable[[str], str] = input, output
             env.step(action)  # agents return legal actions; the env refuses anything else without changing
             record.actions.append(int(action))
     except (QuitGame, KeyboardInterrupt) as stop:
-        output(f"\nquit ({'Ctrl-C' if isinstance(stop, KeyboardInterrupt) else stop}): the game is abandoned "
-               f"after {len(record.actions)} actions")
+        reason = "Ctrl-C" if isinstance(stop, KeyboardInterrupt) else str(stop)
+        taken = len(record.actions)
+        output(f"\n{reason}: the game is abandoned after {taken} action{'' if taken == 1 else 's'}")
         return 0 if _save(record, args.save, output) else 1
     except cardenvs.IllegalActionError as error:
         print(f"cardenvs play: an opponent chose an illegal action: {error}", file=sys.stderr)
