@@ -1,0 +1,1 @@
+"""Training scripts: ``python -m training.ppo`` (MaskablePPO, see docs/training.md)."""
