@@ -31,6 +31,7 @@ import json
 import os
 import sys
 import time
+import types
 import typing
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -146,8 +147,9 @@ def build_parser() -> argparse.ArgumentParser:
         if kind is bool:
             options["action"] = argparse.BooleanOptionalAction
         else:
-            inner = [t for t in typing.get_args(kind) if t is not type(None)] or [kind]
-            base = inner[0]
+            base = kind
+            if typing.get_origin(kind) in (typing.Union, types.UnionType):  # X | None: the option takes an X
+                base = next(t for t in typing.get_args(kind) if t is not type(None))
             if typing.get_origin(base) is list:
                 options["nargs"] = "+"
                 base = typing.get_args(base)[0]
