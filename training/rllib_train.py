@@ -209,7 +209,6 @@ def build_config(args: RLlibTrainArgs, module_class: type | None = None) -> Any:
             :class:`~training.rllib_masking.MaskedActorCritic`).
     """
     from ray.rllib.algorithms.ppo import PPOConfig
-    from ray.rllib.core.rl_module.multi_rl_module import MultiRLModuleSpec
     from ray.rllib.core.rl_module.rl_module import RLModuleSpec
     from ray.tune.registry import register_env
 
@@ -242,9 +241,13 @@ def build_config(args: RLlibTrainArgs, module_class: type | None = None) -> Any:
             policy_mapping_fn=shared_module if args.policy == "shared" else module_of_seat,
             policies_to_train=modules,
         )
-        .rl_module(rl_module_spec=MultiRLModuleSpec(rl_module_specs={module: module_spec for module in modules}))
-        # An env error (an illegal action included) must stop training, not be hidden by an env restart.
-        .fault_tolerance(restart_failed_sub_environments=False)
+        # One spec for every module: RLlib copies it per module id, inference-only (no value net) on EnvRunners.
+        .rl_module(rl_module_spec=module_spec)
+        # An env error (an illegal action included) must stop training, not be hidden by restarting the env or
+        # the EnvRunner (RLlib restarts failed EnvRunners by default and carries on without their samples).
+        .fault_tolerance(
+            restart_failed_sub_environments=False, restart_failed_env_runners=False, ignore_env_runner_failures=False
+        )
     )
     if args.seed is not None:
         config = config.debugging(seed=args.seed)
@@ -329,7 +332,7 @@ def main(argv: list[str] | None = None) -> int:
 
     try:
         init_ray(args)
-    except ConnectionError as error:
+    except (ConnectionError, ValueError) as error:  # no cluster there, or an address Ray cannot parse
         print(f"rllib_train: cannot reach the Ray cluster at {args.address!r}: {error}", file=sys.stderr)
         return 1
     try:

@@ -8,6 +8,7 @@ policy would soon pick an illegal one; the env raises on it and RLlib is configu
 from __future__ import annotations
 
 import math
+import sys
 
 import numpy as np
 import pytest
@@ -137,11 +138,26 @@ def test_shared_policy_trains_one_iteration_and_saves_a_reloadable_checkpoint(lo
 
 
 def test_per_seat_policies_train_one_iteration_on_a_remote_env_runner(local_ray, tmp_path):
-    args = RLlibTrainArgs(env_id=ENV_ID, policy="per-seat", num_env_runners=1, checkpoint_dir=str(tmp_path), **TINY)
-    results, _ = train(args, print_fn=lambda line: None)
     seats = cardenvs.env(ENV_ID).possible_agents
-    check_iteration(results[0], seats)
-    assert set(results[0]["env_runners"]["module_episode_returns_mean"]) == set(seats)
+    args = RLlibTrainArgs(env_id=ENV_ID, policy="per-seat", num_env_runners=1, checkpoint_dir=str(tmp_path), **TINY)
+    algorithm = build_config(args).build_algo()
+    try:
+        # EnvRunners hold inference-only modules (no value network), the learner the whole ones
+        # (the lambdas name nothing of this module: the remote EnvRunner could not import it)
+        runner_layouts = algorithm.env_runner_group.foreach_env_runner(
+            lambda runner: {mid: (m.inference_only, hasattr(m, "value_net")) for mid, m in runner.module.items()}
+        )
+        assert len(runner_layouts) == 2  # the local EnvRunner and the remote one
+        assert all(layout == dict.fromkeys(seats, (True, False)) for layout in runner_layouts)
+        learner_layouts = algorithm.learner_group.foreach_learner(
+            lambda learner: {mid: (m.inference_only, hasattr(m, "value_net")) for mid, m in learner.module.items()}
+        )
+        assert [call.get() for call in learner_layouts] == [dict.fromkeys(seats, (False, True))]
+        result = algorithm.train()
+    finally:
+        algorithm.stop()
+    check_iteration(result, seats)
+    assert set(result["env_runners"]["module_episode_returns_mean"]) == set(seats)
 
 
 class UnmaskedActorCritic(MaskedActorCritic):
@@ -151,6 +167,14 @@ class UnmaskedActorCritic(MaskedActorCritic):
         return {Columns.ACTION_DIST_INPUTS: self.policy_net(batch[Columns.OBS]["observation"])}
 
 
+def exception_chain(error: BaseException | None) -> list[BaseException]:
+    chain = []
+    while error is not None:
+        chain.append(error)
+        error = error.__cause__ or error.__context__
+    return chain
+
+
 def test_an_illegal_action_stops_training_instead_of_being_swallowed(local_ray):
     algorithm = build_config(RLlibTrainArgs(env_id=ENV_ID, **TINY), module_class=UnmaskedActorCritic).build_algo()
     try:
@@ -158,9 +182,24 @@ def test_an_illegal_action_stops_training_instead_of_being_swallowed(local_ray):
             algorithm.train()
     finally:
         algorithm.stop()
-    causes = []
-    error = error_info.value
-    while error is not None:
-        causes.append(error)
-        error = error.__cause__ or error.__context__
-    assert any(isinstance(cause, cardenvs.IllegalActionError) for cause in causes), causes
+    assert any(isinstance(cause, cardenvs.IllegalActionError) for cause in exception_chain(error_info.value))
+
+
+def test_an_illegal_action_on_a_remote_env_runner_stops_training(local_ray):
+    # RLlib restarts a failed EnvRunner and carries on by default; the config must turn that off.
+    module = sys.modules[__name__]
+    ray.cloudpickle.register_pickle_by_value(module)  # the remote EnvRunner cannot import this test module
+    try:
+        args = RLlibTrainArgs(env_id=ENV_ID, num_env_runners=1, **TINY)
+        algorithm = build_config(args, module_class=UnmaskedActorCritic).build_algo()
+        try:
+            classes = algorithm.env_runner_group.foreach_env_runner(
+                lambda runner: type(runner.module["shared"]).__name__
+            )
+            assert classes == ["UnmaskedActorCritic", "UnmaskedActorCritic"]  # the remote runner is up
+            with pytest.raises(ray.exceptions.RayError):
+                algorithm.train()
+        finally:
+            algorithm.stop()
+    finally:
+        ray.cloudpickle.unregister_pickle_by_value(module)
