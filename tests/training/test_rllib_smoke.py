@@ -2,7 +2,8 @@
 
 clabber_v0 is short (about 85 moves a game) and has 30 actions of which usually a few are legal, so an unmasked
 policy would soon pick an illegal one; the env raises on it and RLlib is configured to let that stop training
-(the last test checks that it does). One local Ray instance on 2 CPUs serves the whole module.
+(the last two tests check that it does, with and without a remote EnvRunner). One local Ray instance on 2 CPUs
+serves the whole module.
 """
 
 from __future__ import annotations
@@ -60,27 +61,32 @@ def test_module_gives_illegal_actions_zero_probability_and_leaves_the_batch_alon
     space = env.observation_space(env.possible_agents[0])
     module = MaskedActorCritic(observation_space=space, action_space=env.action_space(env.possible_agents[0]))
     observations = env_observations(ENV_ID, seed=3, count=40)
-    # an all-zero mask, as in a seat's observation after the game ended: logits must stay finite
+    # an all-zero mask, as in a seat's observation after the game ended: everything must stay finite
     no_legal_action = np.zeros(env.num_actions, np.int8)
     observations.append({"observation": observations[0]["observation"], "action_mask": no_legal_action})
     batch = as_batch(observations)
-    masks = batch[Columns.OBS]["action_mask"].clone()
+    before = {key: tensor.clone() for key, tensor in batch[Columns.OBS].items()}
     logits = module.forward_exploration(batch)[Columns.ACTION_DIST_INPUTS]
-    assert torch.equal(batch[Columns.OBS]["action_mask"], masks)  # the batch was not modified
-    assert torch.isfinite(logits).all()
-    legal = masks > 0
-    assert (logits[~legal] == ILLEGAL_LOGIT).all()
-    assert (logits[legal] > ILLEGAL_LOGIT / 2).all()
-    distribution = module.get_exploration_action_dist_cls().from_logits(logits[:-1])
-    assert (distribution.to_deterministic().sample() >= 0).all()
-    probabilities = torch.softmax(logits[:-1], dim=-1)
-    assert (probabilities[~legal[:-1]] == 0).all()
-    assert torch.isfinite(distribution.entropy()).all()
-    # every sampled action is legal
-    samples = torch.stack([distribution.sample() for _ in range(50)])
-    assert legal[:-1].gather(1, samples.T).all()
     values = module.compute_values(batch)
-    assert values.shape == (len(observations),)
+    # the batch was not modified (RLlib reuses it for the value estimates)
+    assert batch[Columns.OBS].keys() == before.keys()
+    assert all(torch.equal(batch[Columns.OBS][key], before[key]) for key in before)
+
+    legal = before["action_mask"] > 0
+    assert legal[:-1].sum(-1).min() > 0 and legal[:-1].sum(-1).max() < env.num_actions  # masks that matter
+    assert torch.isfinite(logits).all() and (logits[~legal] == ILLEGAL_LOGIT).all()
+    distribution = module.get_exploration_action_dist_cls().from_logits(logits)
+    assert torch.isfinite(distribution.entropy()).all()
+    assert (torch.softmax(logits[:-1], dim=-1)[~legal[:-1]] == 0).all()
+    greedy = distribution.to_deterministic().sample()[:-1]
+    samples = torch.stack([distribution.sample()[:-1] for _ in range(50)])
+    assert legal[:-1].gather(1, greedy[:, None]).all() and legal[:-1].gather(1, samples.T).all()
+
+    # policy and value see only the observation: the mask changes nothing but which logits are replaced
+    all_legal = as_batch([{**o, "action_mask": np.ones(env.num_actions, np.int8)} for o in observations])
+    unmasked_logits = module.forward_exploration(all_legal)[Columns.ACTION_DIST_INPUTS]
+    assert torch.equal(unmasked_logits[legal], logits[legal])
+    assert torch.equal(module.compute_values(all_legal), values) and values.shape == (len(observations),)
 
 
 def test_module_rejects_a_space_without_the_mask():
