@@ -39,7 +39,7 @@ Win
 Rating
     openskill's Plackett-Luce model (made for multiplayer and team games): every game is one match in which
     each agent is one team, ranked by its reward (equal rewards tie), rated in game order. ``rating`` is mu,
-    ``rating_sigma`` is sigma and ``ordinal`` is ``mu - 3 sigma``.
+    ``rating_sigma`` is sigma and ``ordinal`` is ``mu - 3 sigma``. A lone agent (self-play) keeps the prior.
 Batched play
     When every agent can act on batches (``getattr(agent, "acts_in_batches", True)``), the games run on the
     batched env (:func:`cardenvs.vector_env`) in *waves*: up to ``batch_size`` games start together, each
@@ -343,6 +343,8 @@ def plackett_luce_ratings(rewards: np.ndarray) -> list[tuple[float, float]]:
 
     model = PlackettLuce()
     teams = [[model.rating()] for _ in range(rewards.shape[1])]
+    if len(teams) < 2:  # a lone agent has no one to be ranked against: it keeps the prior
+        return [(float(team[0].mu), float(team[0].sigma)) for team in teams]
     for game_rewards in rewards.tolist():
         teams = model.rate(teams, scores=game_rewards)
     return [(float(team[0].mu), float(team[0].sigma)) for team in teams]
