@@ -9,7 +9,8 @@ Run from the repository root::
 Each game is the cardenvs PettingZoo AEC env in RLlib's ``PettingZooEnv`` wrapper, registered with
 ``ray.tune.registry.register_env``; the policy is :class:`training.rllib_masking.MaskedActorCritic`, which reads
 the ``{"observation", "action_mask"}`` dict as it is and gives illegal actions probability zero. The env raises
-on an illegal action and RLlib is told not to restart failed envs, so a masking fault stops training.
+on an illegal action and RLlib is told not to restart failed envs or EnvRunners, so a masking fault stops
+training.
 
 Policy modes (``--policy``):
 
@@ -20,9 +21,9 @@ Policy modes (``--policy``):
     mapping sends each agent to its own module.
 
 Each iteration prints the env steps sampled, the episodes finished, their mean length, each seat's mean
-return and each module's losses; the final checkpoint (``Algorithm.save_to_path``) goes to
-``--checkpoint-dir`` and can be reloaded with ``ray.rllib.algorithms.algorithm.Algorithm.from_checkpoint``.
-See docs/rllib.md for clusters and limits.
+return and each module's losses. The checkpoint (``Algorithm.save_to_path``) goes to ``--checkpoint-dir`` at the
+end, and every ``--checkpoint-every`` iterations if set; ``Algorithm.from_checkpoint`` reloads it. See
+docs/rllib.md for clusters and limits.
 """
 
 from __future__ import annotations
@@ -72,7 +73,8 @@ class RLlibTrainArgs:
         address: Ray cluster to join (``auto``, ``ray://HOST:10001`` or ``HOST:6379``); ``None`` starts a local
             Ray instance.
         num_cpus: CPUs the local Ray instance may use (``None``: all); ignored with ``address``.
-        checkpoint_dir: directory of the final checkpoint.
+        checkpoint_dir: directory of the checkpoint (each save replaces the previous one).
+        checkpoint_every: also save every this many iterations (0: only at the end).
         seed: seed of torch, numpy and each env's first reset (later games continue the env's seed stream);
             ``None``: unseeded.
     """
@@ -94,6 +96,7 @@ class RLlibTrainArgs:
     address: str | None = None
     num_cpus: int | None = None
     checkpoint_dir: str = "runs/rllib"
+    checkpoint_every: int = 0
     seed: int | None = 0
 
     def validate(self) -> None:
@@ -105,8 +108,9 @@ class RLlibTrainArgs:
         for name in ("iterations", "num_envs_per_env_runner", "train_batch_size", "minibatch_size", "num_epochs"):
             if getattr(self, name) < 1:
                 raise ValueError(f"{name} must be at least 1, got {getattr(self, name)}")
-        if self.num_env_runners < 0:
-            raise ValueError(f"num_env_runners must be 0 or more, got {self.num_env_runners}")
+        for name in ("num_env_runners", "checkpoint_every"):
+            if getattr(self, name) < 0:
+                raise ValueError(f"{name} must be 0 or more, got {getattr(self, name)}")
         if self.minibatch_size > self.train_batch_size:
             raise ValueError(
                 f"minibatch_size ({self.minibatch_size}) must not exceed train_batch_size ({self.train_batch_size})"
@@ -303,6 +307,8 @@ def train(args: RLlibTrainArgs, print_fn: Any = print) -> tuple[list[dict[str, A
     Returns:
         Each iteration's result dict, and the checkpoint's path.
     """
+    checkpoint_dir = Path(args.checkpoint_dir).resolve()
+    checkpoint_dir.mkdir(parents=True, exist_ok=True)
     algorithm = build_config(args).build_algo()
     try:
         results = []
@@ -310,11 +316,10 @@ def train(args: RLlibTrainArgs, print_fn: Any = print) -> tuple[list[dict[str, A
             result = algorithm.train()
             results.append(result)
             print_fn(summarize(iteration, result))
-        checkpoint_dir = Path(args.checkpoint_dir).resolve()
-        checkpoint_dir.mkdir(parents=True, exist_ok=True)
-        checkpoint = algorithm.save_to_path(str(checkpoint_dir))
-        print_fn(f"checkpoint saved to {checkpoint}")
-        return results, str(checkpoint)
+            if iteration == args.iterations or (args.checkpoint_every and iteration % args.checkpoint_every == 0):
+                checkpoint = str(algorithm.save_to_path(str(checkpoint_dir)))
+                print_fn(f"checkpoint of iteration {iteration} saved to {checkpoint}")
+        return results, checkpoint
     finally:
         algorithm.stop()
 

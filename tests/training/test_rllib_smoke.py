@@ -130,12 +130,17 @@ def check_iteration(result: dict, modules: list[str]) -> None:
     assert set(returns) == set(cardenvs.env(ENV_ID).possible_agents)
 
 
-def test_shared_policy_trains_one_iteration_and_saves_a_reloadable_checkpoint(local_ray, tmp_path, capsys):
-    args = RLlibTrainArgs(env_id=ENV_ID, policy="shared", checkpoint_dir=str(tmp_path), **TINY)
+def test_shared_policy_trains_and_saves_a_reloadable_checkpoint(local_ray, tmp_path, capsys):
+    sizes = {**TINY, "iterations": 2}
+    args = RLlibTrainArgs(env_id=ENV_ID, policy="shared", checkpoint_dir=str(tmp_path), checkpoint_every=1, **sizes)
     results, checkpoint = train(args)
-    assert len(results) == 1
-    check_iteration(results[0], ["shared"])
-    assert "iter    1 | env steps" in capsys.readouterr().out
+    assert len(results) == 2
+    for result in results:
+        check_iteration(result, ["shared"])
+    assert results[1]["num_env_steps_sampled_lifetime"] >= 2 * TINY["train_batch_size"]
+    printed = capsys.readouterr().out
+    assert "iter    1 | env steps" in printed and "iter    2 | env steps" in printed
+    assert printed.count(f"saved to {tmp_path}") == 2
     # the saved policy reloads without Ray and still plays only legal actions
     module = RLModule.from_checkpoint(f"{checkpoint}/learner_group/learner/rl_module/shared")
     observations = env_observations(ENV_ID, seed=11, count=20)
