@@ -83,8 +83,9 @@ from cardenvs.core.game import Game
 
 #: arrangements of ``k`` agents are all ``k!`` permutations while there are at most this many
 MAX_PERMUTED_ARRANGEMENTS = 24
-#: the most games one wave of the batched env plays at once (a kernel call's fixed cost favours large waves)
-DEFAULT_BATCH_SIZE = 4096
+#: the most games one wave of the batched env plays at once: a wave lasts as many steps as its longest game and
+#: a step's fixed cost dominates, so large waves are cheapest (docs/evaluation.md has the measurements)
+DEFAULT_BATCH_SIZE = 16384
 #: where results files go unless ``results_path`` is given
 RESULTS_DIR = Path("runs") / "tournaments"
 #: version of the results file's layout (part of the header)
@@ -413,6 +414,9 @@ def run_tournament(
     game_params = _game_params(game, num_players, params)
     _check_positive("games", games)
     _check_positive("batch_size", batch_size)
+    if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)):
+        raise ValueError(f"seed={seed!r} is not allowed; it must be an integer")
+    games, seed, batch_size = int(games), int(seed), int(batch_size)
     layout = game.observation_layout(game_params)
     players = game.num_players(game_params)
     arrangements = seat_arrangements(len(agents), players)
