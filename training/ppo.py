@@ -48,7 +48,7 @@ GAME_DEFAULTS: dict[str, dict[str, Any]] = {
     "gin_slaughtre_v0": {"total_timesteps": 250_000, "ent_coef": 0.01, "net_arch": [128, 128]},
 }
 #: defaults of every game for the fields that GAME_DEFAULTS leaves out
-COMMON_DEFAULTS: dict[str, Any] = {"num_envs": 16, "n_steps": 128, "batch_size": 512, "n_epochs": 4}
+COMMON_DEFAULTS: dict[str, Any] = {"num_envs": 16, "n_steps": 128, "batch_size": 256, "n_epochs": 10}
 #: checkpoints, snapshots and evaluations default to this many per run
 EVENTS_PER_RUN = 10
 CHECKPOINT_NAME = "checkpoint.zip"
@@ -276,16 +276,18 @@ class Run:
 
     def evaluate(self) -> None:
         """A tournament of the learner against the rule-based agent, logged to TensorBoard."""
+        steps = self.model.num_timesteps
         stats = tournament(self.args.env_id, [self.learner_agent(), "heuristic"], self.args.eval_games,
-                           seed=self.args.seed + self.model.num_timesteps)
+                           seed=self.args.seed + steps, results_path=self.dir / "tournaments" / f"eval_{steps}.jsonl")
         if stats is None:
             return
-        learner = stats["ppo"]
+        learner, heuristic = stats["ppo"], stats["heuristic"]
         self.model.logger.record("eval/mean_reward_vs_heuristic", learner.mean_reward)
+        self.model.logger.record("eval/reward_minus_heuristic", learner.mean_reward - heuristic.mean_reward)
         self.model.logger.record("eval/win_rate_vs_heuristic", learner.win_rate)
         self.state["evaluations"].append(
-            {"num_timesteps": self.model.num_timesteps, "mean_reward": learner.mean_reward, "ci95": learner.ci95,
-             "win_rate": learner.win_rate}
+            {"num_timesteps": steps, "mean_reward": learner.mean_reward, "ci95": learner.ci95,
+             "win_rate": learner.win_rate, "heuristic_mean_reward": heuristic.mean_reward}
         )
         self.state["last_evaluation"] = self.model.num_timesteps
 
@@ -354,8 +356,10 @@ class Run:
 
         agent = PolicyAgent.load(self.dir / MODEL_NAME, self.args.env_id, self.layout)
         agent.name = "ppo"
+        results_path = self.dir / "tournaments" / "final.jsonl"
+        results_path.unlink(missing_ok=True)  # the model was just saved: always a fresh tournament
         stats = tournament(self.args.env_id, [agent, "random", "heuristic"], self.args.final_games,
-                           seed=self.args.seed + 1)
+                           seed=self.args.seed + 1, results_path=results_path)
         if stats is None:
             return None
         rows = {
@@ -373,16 +377,23 @@ class Run:
         return "\n".join(lines)
 
 
-def tournament(env_id: str, agents: list, games: int, seed: int) -> dict | None:
-    """``cardenvs.evaluation.run_tournament``'s per-agent stats, or None (with a note) if it is not available."""
+def tournament(env_id: str, agents: list, games: int, seed: int, results_path: Path) -> dict | None:
+    """``cardenvs.evaluation.run_tournament``'s per-agent stats (None when ``games`` is 0).
+
+    Args:
+        env_id: the game.
+        agents: agent specs or Agent instances (the learner is named ``ppo``).
+        games: games to play (rounded up to whole duplicate sets by the tournament).
+        seed: the tournament's seed.
+        results_path: the tournament's JSON-lines results file (kept in the run directory).
+    """
     if games <= 0:
         return None
-    try:
-        from cardenvs.evaluation import run_tournament
-    except ImportError as error:
-        print(f"note: no tournament ({error})", file=sys.stderr)
-        return None
-    return dict(run_tournament(env_id, agents, games, seed=seed, progress=False).stats)
+    from cardenvs.evaluation import run_tournament
+
+    results_path.parent.mkdir(parents=True, exist_ok=True)
+    result = run_tournament(env_id, agents, games, seed=seed, progress=False, results_path=results_path)
+    return dict(result.stats)
 
 
 def _as_flags(args: Args) -> list[str]:

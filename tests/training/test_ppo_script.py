@@ -20,8 +20,10 @@ TINY = ["--env-id", ENV_ID, "--num-envs", "4", "--n-steps", "32", "--batch-size"
 @pytest.fixture(scope="module")
 def finished_run(tmp_path_factory):
     run_dir = tmp_path_factory.mktemp("run")
+    # Later options win: a periodic evaluation and a final tournament of a few games each.
     code = ppo.main([*TINY, "--total-timesteps", "256", "--self-play", "--snapshot-every", "128",
-                     "--checkpoint-every", "128", "--run-dir", str(run_dir)])
+                     "--checkpoint-every", "128", "--eval-every", "128", "--eval-games", "4", "--final-games", "12",
+                     "--run-dir", str(run_dir)])
     assert code == 0
     return run_dir
 
@@ -34,6 +36,16 @@ def test_a_tiny_run_saves_model_checkpoint_pool_and_logs(finished_run):
     info = json.loads((finished_run / ppo.MODEL_INFO_NAME).read_text())
     assert info["env_id"] == ENV_ID and info["num_timesteps"] == 256
     assert info["command"].startswith("python -m training.ppo --env-id slabberjan_v0")
+    assert [e["num_timesteps"] for e in info["evaluations"]] == [128]
+    assert set(info["tournament"]["results"]) == {"ppo", "random", "heuristic"}
+    assert info["tournament"]["results"]["ppo"]["mean_reward"] >= -1.0
+
+
+def test_the_final_tournament_is_printed(finished_run, capsys):
+    ppo.main(["--run-dir", str(finished_run), "--resume", "--no-progress-bar"])
+    out = capsys.readouterr().out
+    assert "slabberjan_v0: 12 games" in out
+    assert all(name in out for name in ("ppo", "random", "heuristic"))
 
 
 def test_policy_agent_loads_a_checkpoint_and_acts_legally(finished_run):

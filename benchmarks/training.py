@@ -1,0 +1,131 @@
+"""How fast MaskablePPO trains on each game: the batched LearnerVecEnv against a DummyVecEnv of single-agent views.
+
+For every game, both set-ups get the same number of games in lockstep (``--num-envs``), the same MaskablePPO
+hyperparameters (``training/ppo.py``'s defaults for that game) and the same opponents (the pool of random and
+the game's rule-based agent). Each measures:
+
+* **env steps/s**: learner steps per second of the environment alone, the learner acting uniformly at random
+  among its legal actions (opponents' moves are not counted: they are part of a learner step);
+* **train steps/s**: learner steps per second of ``model.learn(--timesteps)`` (rollouts and updates), after
+  one warm-up update.
+
+The table is printed as markdown (docs/training.md holds a copy) and written to ``--json``.
+
+Usage::
+
+    python benchmarks/training.py                       # every game (a few minutes)
+    python benchmarks/training.py --envs slabberjan_v0 --timesteps 8192
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import platform
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))  # run as a script from anywhere
+
+import cardenvs
+from agents.registry import make_agent
+
+#: set-ups compared, in table order
+SETUPS = ("LearnerVecEnv", "DummyVecEnv")
+
+
+def make_vec_env(setup: str, env_id: str, num_envs: int, seed: int):
+    """``num_envs`` learner games of ``env_id`` against random and rule-based opponents, as an SB3 VecEnv."""
+    from stable_baselines3.common.vec_env import DummyVecEnv
+
+    from cardenvs.training import LearnerVecEnv, SingleAgentEnv
+
+    layout = cardenvs.env(env_id).layout
+
+    def opponents():
+        return [make_agent("random", env_id, layout, seed=seed), make_agent("heuristic", env_id, layout)]
+
+    if setup == "LearnerVecEnv":
+        return LearnerVecEnv(env_id, num_envs, opponents(), seed=seed)
+    envs = [lambda: SingleAgentEnv(env_id, opponents()) for _ in range(num_envs)]
+    venv = DummyVecEnv(envs)
+    venv.seed(seed)
+    return venv
+
+
+def env_steps_per_second(venv, seconds: float) -> float:
+    """Learner steps/s with uniformly random legal learner actions."""
+    from sb3_contrib.common.maskable.utils import get_action_masks
+
+    rng = np.random.default_rng(0)
+    venv.reset()
+    steps, started = 0, time.perf_counter()
+    while time.perf_counter() - started < seconds:
+        masks = get_action_masks(venv)
+        venv.step((rng.random(masks.shape) * masks).argmax(axis=1))
+        steps += venv.num_envs
+    return steps / (time.perf_counter() - started)
+
+
+def train_steps_per_second(venv, env_id: str, timesteps: int, seed: int) -> float:
+    """Learner steps/s of MaskablePPO's ``learn`` with training/ppo.py's defaults for ``env_id``."""
+    from sb3_contrib import MaskablePPO
+
+    from training.ppo import Args, resolve
+
+    args = resolve(Args(env_id=env_id, num_envs=venv.num_envs))
+    model = MaskablePPO(
+        "MlpPolicy", venv, learning_rate=args.learning_rate, n_steps=args.n_steps, batch_size=args.batch_size,
+        n_epochs=args.n_epochs, gamma=args.gamma, gae_lambda=args.gae_lambda, clip_range=args.clip_range,
+        ent_coef=args.ent_coef, policy_kwargs={"net_arch": list(args.net_arch)}, seed=seed, device="cpu",
+    )
+    model.learn(args.n_steps * venv.num_envs)  # warm-up: one update
+    started = time.perf_counter()
+    model.learn(timesteps, reset_num_timesteps=False)
+    return timesteps / (time.perf_counter() - started)
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--envs", nargs="+", default=cardenvs.available_envs(), choices=cardenvs.available_envs(),
+                        help="games to measure")
+    parser.add_argument("--num-envs", type=int, default=16, help="games in lockstep (both set-ups)")
+    parser.add_argument("--timesteps", type=int, default=4096, help="learner steps of the timed training")
+    parser.add_argument("--seconds", type=float, default=3.0, help="wall time of each env-only measurement")
+    parser.add_argument("--seed", type=int, default=0, help="seed of the games and the networks")
+    parser.add_argument("--json", default="benchmarks/results/training.json", help="where to write the numbers")
+    args = parser.parse_args(argv)
+    if args.num_envs < 1 or args.timesteps < 1 or args.seconds <= 0:
+        parser.error("--num-envs and --timesteps must be at least 1, --seconds above 0")
+    import torch
+
+    torch.set_num_threads(1)
+    results = []
+    header = "| game | " + " | ".join(f"{s} env steps/s | {s} train steps/s" for s in SETUPS) + " | train speed-up |"
+    print(header)
+    print("|---" * (2 + 2 * len(SETUPS)) + "|")
+    for env_id in args.envs:
+        row = {"env_id": env_id}
+        for setup in SETUPS:
+            venv = make_vec_env(setup, env_id, args.num_envs, args.seed)
+            row[f"{setup}_env"] = env_steps_per_second(venv, args.seconds)
+            row[f"{setup}_train"] = train_steps_per_second(venv, env_id, args.timesteps, args.seed)
+        row["speedup"] = row["LearnerVecEnv_train"] / row["DummyVecEnv_train"]
+        results.append(row)
+        cells = " | ".join(f"{row[f'{s}_env']:,.0f} | {row[f'{s}_train']:,.0f}" for s in SETUPS)
+        print(f"| `{env_id}` | {cells} | {row['speedup']:.1f}× |", flush=True)
+    machine = {"cpu_count": os.cpu_count(), "platform": platform.platform(), "load_average": os.getloadavg()}
+    print(f"\n{args.num_envs} games in lockstep, {args.timesteps} timed learner steps; load average "
+          f"{machine['load_average'][0]:.1f} on {machine['cpu_count']} CPUs")
+    path = Path(args.json)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(json.dumps({"args": vars(args), "machine": machine, "results": results}, indent=2) + "\n")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
