@@ -508,8 +508,8 @@ def games() -> list[nbformat.NotebookNode]:
         ## Gin Slaughtre (`gin_slaughtre_v0`)
 
         A two-player shedding game: lay a card, a set or a run at or above the pile's top card, or take the pile;
-        the first player out of cards wins ([rules](../docs/rules/gin_slaughtre.md)). Two copies of the same
-        rule-based agent often take the pile back and forth until the `max_turns` limit truncates the game, so
+        the first player out of cards wins ([rules](../docs/rules/gin_slaughtre.md)). Games between two copies of
+        the same rule-based agent often go on until the `max_turns` limit (2000 decisions) truncates them, so
         the game shown is the first seed that ends by the rules:
         """),
         code("""
@@ -759,7 +759,7 @@ def benchmarks() -> list[nbformat.NotebookNode]:
         * **Peers** (grey), measured in the same run when installed: PettingZoo classic (`texas_holdem_v4`,
           `leduc_holdem_v4`, through rlcard, with PettingZoo's standard wrappers), OpenSpiel (`leduc_poker`,
           `kuhn_poker`, `hearts`, through its Python API: legal actions and apply, no observations, chance nodes
-          not counted) and Pgx (`leduc_holdem`, jitted and `vmap`ped over as many games, on the CPU). They are
+          not counted) and Pgx (`leduc_holdem`: one jitted call that `vmap`s a step over as many games). They are
           different games, so the comparison is of the machinery's cost, not of equal work.
         """),
         code("""
@@ -823,8 +823,8 @@ def benchmarks() -> list[nbformat.NotebookNode]:
         ## Reading the numbers
 
         * The AEC bars are bounded by the no-op line: an AEC env pays PettingZoo's Python protocol on every step,
-          so the question is how much of that budget the game's rules add. Above the dotted line means the game
-          costs less than the protocol itself.
+          so the question is how much the game's rules add to it. Above the dotted line means the game's own work
+          costs at most as much as the protocol's.
         * The batched bars are not bounded that way: each call steps every game in compiled code, so they grow
           with `num_envs` and the number of cores. This notebook uses 1024 games and half-second measurements;
           the full benchmark uses 4096 games and 3 seconds.
