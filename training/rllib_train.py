@@ -30,6 +30,7 @@ from __future__ import annotations
 
 import argparse
 import dataclasses
+import json
 import sys
 import types
 import typing
@@ -47,6 +48,12 @@ POLICY_MODES = ("shared", "per-seat")
 SHARED_MODULE_ID = "shared"
 #: the repository root, shipped to cluster workers as the Ray job's working directory
 REPO_ROOT = Path(__file__).resolve().parent.parent
+#: the file RLlib writes at the top of every checkpoint
+CHECKPOINT_MARKER = "rllib_checkpoint.json"
+#: the run's arguments, saved beside each checkpoint (``--resume`` checks them)
+ARGS_FILE = "rllib_train_args.json"
+#: the arguments a resumed run must share with the checkpoint: they define the modules and their inputs
+MODEL_DEFINING_FIELDS = ("env_id", "players", "policy", "hidden_sizes")
 #: paths left out of the shipped working directory (besides what .gitignore leaves out)
 SHIPPING_EXCLUDES = [".git", ".venv", "runs", "notebooks"]
 
@@ -75,6 +82,8 @@ class RLlibTrainArgs:
         num_cpus: CPUs the local Ray instance may use (``None``: all); ignored with ``address``.
         checkpoint_dir: directory of the checkpoint (each save replaces the previous one).
         checkpoint_every: also save every this many iterations (0: only at the end).
+        resume: continue from the checkpoint in ``checkpoint_dir`` (same game, players and policy mode);
+            ``iterations`` then counts the iterations to add.
         seed: seed of torch, numpy and each env's first reset (later games continue the env's seed stream);
             ``None``: unseeded.
     """
@@ -97,6 +106,7 @@ class RLlibTrainArgs:
     num_cpus: int | None = None
     checkpoint_dir: str = "runs/rllib"
     checkpoint_every: int = 0
+    resume: bool = False
     seed: int | None = 0
 
     def validate(self) -> None:
@@ -121,8 +131,23 @@ class RLlibTrainArgs:
             raise ValueError("lr must be positive, gamma and lambda_ in [0, 1], entropy_coeff 0 or more")
         if self.num_cpus is not None and self.num_cpus < 1:
             raise ValueError(f"num_cpus must be at least 1, got {self.num_cpus}")
+        if self.resume:
+            self._check_resumable()
         if self.address is not None and not self.address.strip():
             raise ValueError("address must be 'auto', 'ray://HOST:PORT' or 'HOST:PORT', not empty")
+
+    def _check_resumable(self) -> None:
+        saved_args = Path(self.checkpoint_dir) / ARGS_FILE
+        if not (Path(self.checkpoint_dir) / CHECKPOINT_MARKER).is_file() or not saved_args.is_file():
+            raise ValueError(f"resume: no checkpoint of this script in {self.checkpoint_dir!r}")
+        saved = json.loads(saved_args.read_text())
+        for name in MODEL_DEFINING_FIELDS:
+            mine = list(value) if isinstance(value := getattr(self, name), tuple) else value
+            if saved.get(name) != mine:
+                raise ValueError(
+                    f"resume: the checkpoint in {self.checkpoint_dir!r} was trained with {name}={saved.get(name)!r}, "
+                    f"this run has {name}={mine!r}; pass the same value"
+                )
 
     @property
     def game_params(self) -> dict[str, Any]:
@@ -153,7 +178,7 @@ def build_parser(cls: type = RLlibTrainArgs) -> argparse.ArgumentParser:
     """An argparse parser with one ``--flag`` per field of the dataclass ``cls``, help from its docstring.
 
     Args:
-        cls: a dataclass whose fields are ``int``, ``float``, ``str``, ``tuple[int, ...]`` or ``X | None``.
+        cls: a dataclass whose fields are ``bool``, ``int``, ``float``, ``str``, ``tuple[int, ...]`` or ``X | None``.
     """
     parser = argparse.ArgumentParser(
         prog="python -m training.rllib_train",
@@ -168,7 +193,9 @@ def build_parser(cls: type = RLlibTrainArgs) -> argparse.ArgumentParser:
             kind = next(arg for arg in typing.get_args(kind) if arg is not type(None))
         help_text = docs.get(spec.name, "").replace("``", "")
         options: dict[str, Any] = {"default": spec.default, "help": help_text, "metavar": spec.name.rstrip("_").upper()}
-        if typing.get_origin(kind) is tuple:
+        if kind is bool:
+            options.update(action=argparse.BooleanOptionalAction, metavar=None)
+        elif typing.get_origin(kind) is tuple:
             options.update(type=typing.get_args(kind)[0], nargs="+")
         else:
             options["type"] = kind
@@ -311,13 +338,17 @@ def train(args: RLlibTrainArgs, print_fn: Any = print) -> tuple[list[dict[str, A
     checkpoint_dir.mkdir(parents=True, exist_ok=True)
     algorithm = build_config(args).build_algo()
     try:
+        if args.resume:
+            algorithm.restore_from_path(str(checkpoint_dir))
         results = []
-        for iteration in range(1, args.iterations + 1):
+        for count in range(1, args.iterations + 1):
             result = algorithm.train()
             results.append(result)
+            iteration = result["training_iteration"]  # counts on across a resume
             print_fn(summarize(iteration, result))
-            if iteration == args.iterations or (args.checkpoint_every and iteration % args.checkpoint_every == 0):
+            if count == args.iterations or (args.checkpoint_every and count % args.checkpoint_every == 0):
                 checkpoint = str(algorithm.save_to_path(str(checkpoint_dir)))
+                (checkpoint_dir / ARGS_FILE).write_text(json.dumps(dataclasses.asdict(args), indent=2))
                 print_fn(f"checkpoint of iteration {iteration} saved to {checkpoint}")
         return results, checkpoint
     finally:

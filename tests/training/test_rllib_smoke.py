@@ -8,6 +8,7 @@ serves the whole module.
 
 from __future__ import annotations
 
+import dataclasses
 import math
 import sys
 
@@ -146,6 +147,13 @@ def test_shared_policy_trains_and_saves_a_reloadable_checkpoint(local_ray, tmp_p
     observations = env_observations(ENV_ID, seed=11, count=20)
     actions = module.forward_inference(as_batch(observations))[Columns.ACTION_DIST_INPUTS].argmax(-1)
     assert all(o["action_mask"][a] for o, a in zip(observations, actions.tolist(), strict=True))
+    # --resume goes on from the checkpoint: iteration and step counts continue
+    resumed, _ = train(dataclasses.replace(args, iterations=1, resume=True), print_fn=lambda line: None)
+    assert resumed[0]["training_iteration"] == 3
+    assert resumed[0]["num_env_steps_sampled_lifetime"] >= 3 * TINY["train_batch_size"]
+    # ... and is refused, before anything starts, for a run whose modules would not match it
+    assert main(["--resume", "--checkpoint-dir", str(tmp_path), "--env-id", "slabberjan_v0"]) == 2
+    assert "trained with env_id='clabber_v0'" in capsys.readouterr().err
 
 
 def test_per_seat_policies_train_one_iteration_on_a_remote_env_runner(local_ray, tmp_path):
