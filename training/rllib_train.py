@@ -30,6 +30,7 @@ from __future__ import annotations
 
 import argparse
 import dataclasses
+import inspect
 import json
 import sys
 import types
@@ -82,7 +83,7 @@ class RLlibTrainArgs:
         num_cpus: CPUs the local Ray instance may use (``None``: all); ignored with ``address``.
         checkpoint_dir: directory of the checkpoint (each save replaces the previous one).
         checkpoint_every: also save every this many iterations (0: only at the end).
-        resume: continue from the checkpoint in ``checkpoint_dir`` (same game, players and policy mode);
+        resume: continue from the checkpoint in ``checkpoint_dir`` (same game, players, policy mode, network);
             ``iterations`` then counts the iterations to add.
         seed: seed of torch, numpy and each env's first reset (later games continue the env's seed stream);
             ``None``: unseeded.
@@ -164,9 +165,10 @@ def _field_docs(cls: type) -> dict[str, str]:
     """Each field's description from the ``Args:`` section of ``cls``'s docstring."""
     docs: dict[str, str] = {}
     current = None
-    for line in (cls.__doc__ or "").split("Args:", 1)[-1].splitlines():
+    # cleandoc: Python 3.13 dedents docstrings itself, earlier versions do not
+    for line in inspect.cleandoc(cls.__doc__ or "").split("Args:", 1)[-1].splitlines():
         name, colon, text = line.strip().partition(": ")
-        if colon and name.isidentifier() and line.startswith(" " * 8) and not line.startswith(" " * 9):
+        if colon and name.isidentifier() and line.startswith(" " * 4) and not line.startswith(" " * 5):
             current = name
             docs[name] = text
         elif current and line.strip():
