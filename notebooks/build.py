@@ -718,9 +718,15 @@ def benchmarks() -> list[nbformat.NotebookNode]:
         budget (half a second per measurement, no first-creation timings), reads the JSON it writes and plots
         the result. For numbers to quote, run the full benchmark on an idle machine:
         `python benchmarks/run.py`.
+
+        The batched env runs each call on all cores through numba's threads, and every call waits for the
+        slowest of them. When other processes keep the cores busy, a thread that the system pauses stalls the
+        whole call, so on a busy machine (1-minute load average at least half the number of cores) the notebook
+        measures the batched envs with one numba thread (`--numba-threads 1`).
         """),
         code("""
         import json
+        import os
         import subprocess
         import sys
         import tempfile
@@ -732,6 +738,13 @@ def benchmarks() -> list[nbformat.NotebookNode]:
         # The notebook runs with its own folder as the working directory; the benchmark lives beside it.
         ROOT = next(p for p in (Path.cwd(), *Path.cwd().parents) if (p / "benchmarks" / "run.py").is_file())
         BUDGET = ["--seconds", "0.5", "--warmup", "0.2", "--num-envs", "1024", "--skip-compile-timing"]
+
+        cores, load = os.cpu_count() or 1, os.getloadavg()[0]
+        busy = load >= cores / 2
+        if busy:
+            BUDGET += ["--numba-threads", "1"]
+        print(f"load average {load:.1f} on {cores} cores: batched envs on "
+              f"{'one numba thread (busy machine)' if busy else 'all numba threads'}")
 
         with tempfile.TemporaryDirectory() as scratch:
             json_path, table_path = Path(scratch, "bench.json"), Path(scratch, "bench.md")
@@ -785,7 +798,8 @@ def benchmarks() -> list[nbformat.NotebookNode]:
             \"\"\"cardenvs bars then peer bars, each labelled with its rate, on a log scale.\"\"\"
             labels, values = [*ours, *peers], [*ours.values(), *peers.values()]
             drawn = ax.bar(range(len(labels)), values, color=[OURS] * len(ours) + [PEER] * len(peers))
-            ax.bar_label(drawn, [short(v) for v in values], fontsize=8, padding=2)
+            for label in ax.bar_label(drawn, [short(v) for v in values], fontsize=8, padding=2):
+                label.set_bbox({"facecolor": "white", "edgecolor": "none", "alpha": 0.8, "pad": 0.5})
             ax.set_xticks(range(len(labels)), labels, rotation=40, ha="right", fontsize=8)
             ax.set_yscale("log")
             ax.set_title(title)
@@ -801,8 +815,9 @@ def benchmarks() -> list[nbformat.NotebookNode]:
         left.set_ylabel("steps per second (log scale)")
         left.legend(loc="upper left", fontsize=8)
 
-        num_envs = results["options"]["num_envs"]
-        bars(right, batched, batched_peers, f"batched env: {num_envs} games per call")
+        num_envs, machine = results["options"]["num_envs"], results["machine"]
+        threads = f"{machine['numba_threads']} numba thread{'s' if machine['numba_threads'] > 1 else ''}"
+        bars(right, batched, batched_peers, f"batched env: {num_envs} games per call, {threads}")
         right.axhline(targets["batched_steps_per_s"], color="tab:red", linestyle=":",
                       label=f"target: {targets['batched_steps_per_s']:,} steps/s")
         right.legend(loc="upper left", fontsize=8)
@@ -811,7 +826,6 @@ def benchmarks() -> list[nbformat.NotebookNode]:
                        *aec_peers.values(), *batched_peers.values()])
         left.set_ylim(top=highest * 5)
 
-        machine = results["machine"]
         fig.suptitle(f"cardenvs (blue) beside peers (grey) · {machine['cpu']}, {machine['cpu_count']} cores, "
                      f"1-minute load {machine['load_average_1m']:.1f}")
         fig.tight_layout()
@@ -830,8 +844,10 @@ def benchmarks() -> list[nbformat.NotebookNode]:
           the full benchmark uses 4096 games and 3 seconds.
         * **A busy machine understates the envs.** Other processes take CPU time from the measurement, and the
           batched env suffers most: each call waits for its slowest numba thread, so one preempted thread stalls
-          the whole batch. The script records the load average (in the title above and the JSON) and warns when it
-          shows other work; on a machine shared with other jobs, treat these numbers as lower bounds.
+          the whole batch (hence one thread on a busy machine, see above; with every thread on a busy machine the
+          batched rates can fall by one or two orders of magnitude). The script records the load average (in the
+          title above and the JSON) and warns when it shows other work; on a machine shared with other jobs,
+          treat these numbers as lower bounds.
         """),
         code("""
         print(f"load average (1 min) at the start: {results['load_average_1m_at_start']:.1f}, at the end: "
