@@ -26,6 +26,9 @@ import cardenvs  # noqa: E402
 from training.rllib_masking import ILLEGAL_LOGIT, MaskedActorCritic  # noqa: E402
 from training.rllib_train import RLlibTrainArgs, build_config, main, parse_args, train  # noqa: E402
 
+# RLlib re-registers its gymnasium entry point each time it builds an EnvRunner
+pytestmark = pytest.mark.filterwarnings("ignore:.*Overriding environment rllib-multi-agent-env-v0")
+
 ENV_ID = "clabber_v0"
 #: tiny sizes: one iteration samples a couple of games and makes a handful of SGD steps
 TINY = dict(iterations=1, train_batch_size=200, minibatch_size=100, num_epochs=1, hidden_sizes=(16,))
