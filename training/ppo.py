@@ -41,14 +41,18 @@ import cardenvs
 
 #: per-game defaults of the fields left at None; chosen so that each run takes a few minutes on a 2-core CPU
 GAME_DEFAULTS: dict[str, dict[str, Any]] = {
-    "slabberjan_v0": {"total_timesteps": 150_000, "ent_coef": 0.01, "net_arch": [64, 64]},
-    "clabber_v0": {"total_timesteps": 200_000, "ent_coef": 0.01, "net_arch": [128, 128]},
-    "slap_v0": {"total_timesteps": 100_000, "ent_coef": 0.01, "net_arch": [64, 64]},
-    "stabby_jack_v0": {"total_timesteps": 250_000, "ent_coef": 0.01, "net_arch": [128, 128]},
-    "gin_slaughtre_v0": {"total_timesteps": 250_000, "ent_coef": 0.01, "net_arch": [128, 128]},
+    "slabberjan_v0": {"total_timesteps": 150_000, "gamma": 0.995, "ent_coef": 0.01, "net_arch": [64, 64]},
+    "clabber_v0": {"total_timesteps": 120_000, "gamma": 0.995, "ent_coef": 0.01, "net_arch": [128, 128]},
+    # Games of hundreds of learner decisions, rewarded only at the end: a longer discount horizon.
+    "stabby_jack_v0": {"total_timesteps": 120_000, "gamma": 0.999, "ent_coef": 0.01, "net_arch": [128, 128]},
+    "gin_slaughtre_v0": {"total_timesteps": 120_000, "gamma": 0.999, "ent_coef": 0.01, "net_arch": [128, 128]},
+    # Slow to simulate: a learner that is out waits while the others play the game to its end.
+    "slap_v0": {"total_timesteps": 60_000, "gamma": 0.995, "ent_coef": 0.01, "net_arch": [64, 64]},
 }
 #: defaults of every game for the fields that GAME_DEFAULTS leaves out
-COMMON_DEFAULTS: dict[str, Any] = {"num_envs": 16, "n_steps": 128, "batch_size": 256, "n_epochs": 10}
+COMMON_DEFAULTS: dict[str, Any] = {
+    "num_envs": 16, "n_steps": 128, "batch_size": 256, "n_epochs": 10, "eval_games": 200, "final_games": 1000,
+}
 #: checkpoints, snapshots and evaluations default to this many per run
 EVENTS_PER_RUN = 10
 CHECKPOINT_NAME = "checkpoint.zip"
@@ -56,6 +60,8 @@ STATE_NAME = "checkpoint.json"
 MODEL_NAME = "model.zip"
 MODEL_INFO_NAME = "model.json"
 POOL_DIR = "pool"
+#: options a resumed run takes from the command line (the others come from its checkpoint)
+RESUME_MAY_CHANGE = ("total_timesteps", "eval_games", "final_games", "torch_threads", "progress_bar")
 EXIT_USAGE = 2
 EXIT_INTERRUPTED = 130
 
@@ -78,7 +84,7 @@ class Args:
     """passes over each rollout"""
     learning_rate: float = 3e-4
     """Adam's step size"""
-    gamma: float = 0.995
+    gamma: float | None = None
     """discount factor per learner decision (rewards come at the end of long games)"""
     gae_lambda: float = 0.95
     """GAE's bias/variance trade-off"""
@@ -100,14 +106,15 @@ class Args:
     """learner decisions between two checkpoints (default: a tenth of the run)"""
     eval_every: int | None = None
     """learner decisions between two evaluations against the rule-based agent (default: a tenth of the run; 0: never)"""
-    eval_games: int = 200
-    """games per periodic evaluation"""
-    final_games: int = 1000
-    """games of the final tournament (trained vs random vs heuristic); 0 skips it"""
+    eval_games: int | None = None
+    """games per periodic evaluation (default 200)"""
+    final_games: int | None = None
+    """games of the final tournament, trained vs random vs heuristic (default 1000; 0 skips it)"""
     run_dir: str | None = None
     """where checkpoints, logs and the final model go (default: runs/ppo/<env_id>)"""
     resume: bool = False
-    """continue from the run directory's last checkpoint (its saved settings are used; --total-timesteps may grow)"""
+    """continue from the run directory's last checkpoint with its saved settings (options given now that may change:
+    --total-timesteps, --eval-games, --final-games, --torch-threads, --progress-bar)"""
     seed: int = 0
     """seed of the games, the network's initialisation and the evaluations"""
     torch_threads: int = 1
@@ -431,11 +438,8 @@ def main(argv: list[str] | None = None) -> int:
     run_dir = Path(given.run_dir or Path("runs") / "ppo" / given.env_id)
     if given.resume and (run_dir / STATE_NAME).is_file():
         saved = json.loads((run_dir / STATE_NAME).read_text())["args"]
-        total = given.total_timesteps
-        kept = {"resume": True, "progress_bar": given.progress_bar, "torch_threads": given.torch_threads}
-        given = Args(**{**saved, **kept})
-        if total is not None:
-            given.total_timesteps = total
+        changed = {name: getattr(given, name) for name in RESUME_MAY_CHANGE if getattr(given, name) is not None}
+        given = Args(**{**saved, **changed, "resume": True})
     elif not given.resume and (run_dir / CHECKPOINT_NAME).exists():
         print(f"error: {run_dir} already holds a run; pass --resume to continue it or choose another --run-dir",
               file=sys.stderr)

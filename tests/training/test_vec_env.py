@@ -6,7 +6,7 @@ from sb3_contrib import MaskablePPO
 
 import cardenvs
 from agents.base import Agent, RandomAgent
-from cardenvs.training import LearnerVecEnv, SingleAgentEnv
+from cardenvs.training import LearnerVecEnv, OpponentPool, SingleAgentEnv
 
 ENV_ID = "slabberjan_v0"
 PARAMS = {"num_players": 3}
@@ -115,3 +115,22 @@ def test_bad_arguments_raise_clear_errors():
     venv.step_async(np.full(2, venv.num_actions))
     with pytest.raises(cardenvs.IllegalActionError):
         venv.step_wait()
+
+
+def test_snapshots_join_and_leave_the_pool_while_games_run():
+    pool = OpponentPool([RandomAgent(seed=0)], max_snapshots=2)
+    venv = LearnerVecEnv(ENV_ID, 16, pool, seed=3, params=PARAMS)
+    venv.reset()
+    added = []
+    for step in range(300):
+        if step % 10 == 0:
+            added.append(LowestLegalAgent() if step % 20 else HighestLegalAgent())
+            pool.add_snapshot(added[-1])
+            assert pool.snapshots == added[-2:] and len(pool) == 1 + min(len(added), 2)
+        masks = venv.action_masks()
+        venv.step_async(masks.argmax(axis=1))
+        venv.step_wait()
+    seated = {id(venv._slots[s]) for s in venv.seat_slots[venv.seat_slots >= 0]}
+    assert seated & {id(a) for a in added[-2:]}, "new games seat the newest snapshots"
+    assert len(venv._slots) <= 4 * len(pool) + 9, "agents no game seats any more are forgotten"
+    assert (venv.seat_slots[np.arange(16), venv.learner_seats] == -1).all()
