@@ -351,7 +351,7 @@ class Run:
             "num_timesteps": self.model.num_timesteps,
             "wall_seconds": round(self.wall_seconds(), 1),
             "args": dataclasses.asdict(self.args),
-            "command": "python -m training.ppo " + " ".join(_as_flags(self.args)),
+            "command": "python -m training.ppo " + " ".join(_as_flags(dataclasses.replace(self.args, resume=False))),
             "evaluations": self.state["evaluations"],
             "versions": _versions(),
         }

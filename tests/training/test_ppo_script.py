@@ -114,3 +114,23 @@ def test_every_option_is_documented():
     for action in parser._actions:
         if action.dest != "help":
             assert action.help, f"--{action.dest} has no help"
+
+
+CHECKPOINTS = sorted((ppo.Path(__file__).resolve().parents[2] / "training" / "checkpoints").glob("*.zip"))
+#: committed checkpoints stay small
+MAX_CHECKPOINT_BYTES = 600_000
+
+
+@pytest.mark.parametrize("path", CHECKPOINTS, ids=[p.stem for p in CHECKPOINTS])
+def test_committed_checkpoints_load_for_their_game_and_act_legally(path):
+    env_id = path.stem
+    info = json.loads(path.with_suffix(".json").read_text())
+    assert info["env_id"] == env_id and set(info["tournament"]["results"]) == {"ppo", "random", "heuristic"}
+    assert path.stat().st_size < MAX_CHECKPOINT_BYTES
+    venv = cardenvs.vector_env(env_id, 16)
+    agent = PolicyAgent.load(path, env_id, venv.layout)
+    observations, masks, _ = venv.reset(seed=1)
+    for _ in range(10):
+        actions = agent.act_batch(observations, masks)
+        assert masks[np.arange(16), actions].all()
+        observations, masks, *_ = venv.step(actions)
