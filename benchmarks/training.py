@@ -19,9 +19,12 @@ Usage::
 
 from __future__ import annotations
 
+import os
+
+os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")  # as training/ppo.py: idle OpenMP threads sleep
+
 import argparse
 import json
-import os
 import platform
 import sys
 import time

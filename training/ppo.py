@@ -23,12 +23,17 @@ What it does:
 
 from __future__ import annotations
 
+import os
+
+# Idle OpenMP threads (numba's batched kernels and torch share libgomp) must sleep, not spin: a spinning worker
+# took half of a 2-core machine and made training 5x slower. Read when libgomp loads, so set before any import.
+os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
+
 import argparse
 import copy
 import dataclasses
 import itertools
 import json
-import os
 import sys
 import time
 import types
