@@ -220,7 +220,9 @@ class Run:
         torch.set_num_threads(args.torch_threads)
         self.args = args
         self.dir = Path(args.run_dir)
-        self.layout = cardenvs.env(args.env_id).layout
+        aec = cardenvs.env(args.env_id)
+        self.layout = aec.layout
+        self.num_players = len(aec.possible_agents)
         base = [make_agent(spec, args.env_id, self.layout, seed=args.seed + k) for k, spec in enumerate(args.opponents)]
         self.pool = OpponentPool(base, max_snapshots=args.max_snapshots)
         self.state: dict[str, Any] = {"snapshots": [], "evaluations": [], "wall_seconds": 0.0}
@@ -363,29 +365,34 @@ class Run:
         _write_json(self.dir / MODEL_INFO_NAME, info)
 
     def final_tournament(self) -> str | None:
-        """The trained agent against random and rule-based agents; the table as text (also in model.json)."""
+        """The trained agent against random and rule-based agents; the table as text (also in model.json).
+
+        With three seats or more the three agents share one tournament; at a two-seat table the trained agent
+        meets each of the others in its own match.
+        """
         from agents.ppo import PolicyAgent
 
+        if self.args.final_games <= 0:
+            return None
         agent = PolicyAgent.load(self.dir / MODEL_NAME, self.args.env_id, self.layout)
         agent.name = "ppo"
-        results_path = self.dir / "tournaments" / "final.jsonl"
-        results_path.unlink(missing_ok=True)  # the model was just saved: always a fresh tournament
-        stats = tournament(self.args.env_id, [agent, "random", "heuristic"], self.args.final_games,
-                           seed=self.args.seed + 1, results_path=results_path)
-        if stats is None:
-            return None
-        rows = {
-            name: {"mean_reward": s.mean_reward, "ci95": s.ci95, "win_rate": s.win_rate} for name, s in stats.items()
-        }
+        others = ["random", "heuristic"]
+        lineups = [[agent, *others]] if self.num_players > len(others) else [[agent, other] for other in others]
+        seed = self.args.seed + 1
+        matches, lines = [], [f"{self.args.env_id}: {self.args.final_games} games per tournament, seed {seed}"]
+        for lineup in lineups:
+            names = [a if isinstance(a, str) else a.name for a in lineup]
+            results_path = self.dir / "tournaments" / f"final_{'_'.join(names)}.jsonl"
+            results_path.unlink(missing_ok=True)  # the model was just saved: always a fresh tournament
+            stats = tournament(self.args.env_id, lineup, self.args.final_games, seed=seed, results_path=results_path)
+            rows = {n: {"mean_reward": s.mean_reward, "ci95": s.ci95, "win_rate": s.win_rate} for n, s in stats.items()}
+            matches.append({"agents": names, "results": rows})
+            lines.append(f"{' vs '.join(names):<24} {'mean reward':>18} {'win rate':>9}")
+            for name, row in rows.items():
+                lines.append(f"  {name:<22} {row['mean_reward']:>+9.3f} ± {row['ci95']:<6.3f} {row['win_rate']:>9.1%}")
         info = json.loads((self.dir / MODEL_INFO_NAME).read_text())
-        info["tournament"] = {"games": self.args.final_games, "seed": self.args.seed + 1, "results": rows}
+        info["tournament"] = {"games": self.args.final_games, "seed": seed, "matches": matches}
         _write_json(self.dir / MODEL_INFO_NAME, info)
-        lines = [
-            f"{self.args.env_id}: {self.args.final_games} games",
-            f"{'agent':<12} {'mean reward':>18} {'win rate':>9}",
-        ]
-        for name, row in rows.items():
-            lines.append(f"{name:<12} {row['mean_reward']:>+9.3f} ± {row['ci95']:<6.3f} {row['win_rate']:>9.1%}")
         return "\n".join(lines)
 
 

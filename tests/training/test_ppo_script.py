@@ -37,15 +37,16 @@ def test_a_tiny_run_saves_model_checkpoint_pool_and_logs(finished_run):
     assert info["env_id"] == ENV_ID and info["num_timesteps"] == 256
     assert info["command"].startswith("python -m training.ppo --env-id slabberjan_v0")
     assert [e["num_timesteps"] for e in info["evaluations"]] == [128]
-    assert set(info["tournament"]["results"]) == {"ppo", "random", "heuristic"}
-    assert info["tournament"]["results"]["ppo"]["mean_reward"] >= -1.0
+    [match] = info["tournament"]["matches"]  # four seats: one tournament of the three agents
+    assert match["agents"] == ["ppo", "random", "heuristic"] and set(match["results"]) == set(match["agents"])
+    assert -1.0 <= match["results"]["ppo"]["mean_reward"] <= 1.0
 
 
 def test_the_final_tournament_is_printed(finished_run, capsys):
     ppo.main(["--run-dir", str(finished_run), "--resume", "--no-progress-bar"])
     out = capsys.readouterr().out
-    assert "slabberjan_v0: 12 games" in out
-    assert all(name in out for name in ("ppo", "random", "heuristic"))
+    assert "slabberjan_v0: 12 games per tournament" in out
+    assert "ppo vs random vs heuristic" in out
 
 
 def test_policy_agent_loads_a_checkpoint_and_acts_legally(finished_run):
@@ -125,7 +126,9 @@ MAX_CHECKPOINT_BYTES = 600_000
 def test_committed_checkpoints_load_for_their_game_and_act_legally(path):
     env_id = path.stem
     info = json.loads(path.with_suffix(".json").read_text())
-    assert info["env_id"] == env_id and set(info["tournament"]["results"]) == {"ppo", "random", "heuristic"}
+    assert info["env_id"] == env_id
+    opponents = {name for match in info["tournament"]["matches"] for name in match["agents"]}
+    assert opponents == {"ppo", "random", "heuristic"}
     assert path.stat().st_size < MAX_CHECKPOINT_BYTES
     venv = cardenvs.vector_env(env_id, 16)
     agent = PolicyAgent.load(path, env_id, venv.layout)
