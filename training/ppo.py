@@ -46,13 +46,13 @@ import cardenvs
 
 #: per-game defaults of the fields left at None; chosen so that each run takes a few minutes on a 2-core CPU
 GAME_DEFAULTS: dict[str, dict[str, Any]] = {
-    "slabberjan_v0": {"total_timesteps": 150_000, "gamma": 0.995, "ent_coef": 0.01, "net_arch": [64, 64]},
-    "clabber_v0": {"total_timesteps": 120_000, "gamma": 0.995, "ent_coef": 0.01, "net_arch": [128, 128]},
+    "slabberjan_v0": {"total_timesteps": 300_000, "gamma": 0.995, "ent_coef": 0.01, "net_arch": [64, 64]},
+    "clabber_v0": {"total_timesteps": 500_000, "gamma": 0.995, "ent_coef": 0.01, "net_arch": [128, 128]},
     # Games of hundreds of learner decisions, rewarded only at the end: a longer discount horizon.
-    "stabby_jack_v0": {"total_timesteps": 120_000, "gamma": 0.999, "ent_coef": 0.01, "net_arch": [128, 128]},
-    "gin_slaughtre_v0": {"total_timesteps": 120_000, "gamma": 0.999, "ent_coef": 0.01, "net_arch": [128, 128]},
+    "stabby_jack_v0": {"total_timesteps": 500_000, "gamma": 0.999, "ent_coef": 0.01, "net_arch": [128, 128]},
+    "gin_slaughtre_v0": {"total_timesteps": 500_000, "gamma": 0.999, "ent_coef": 0.01, "net_arch": [128, 128]},
     # Slow to simulate: a learner that is out waits while the others play the game to its end.
-    "slap_v0": {"total_timesteps": 60_000, "gamma": 0.995, "ent_coef": 0.01, "net_arch": [64, 64]},
+    "slap_v0": {"total_timesteps": 150_000, "gamma": 0.995, "ent_coef": 0.01, "net_arch": [64, 64]},
 }
 #: defaults of every game for the fields that GAME_DEFAULTS leaves out
 COMMON_DEFAULTS: dict[str, Any] = {
