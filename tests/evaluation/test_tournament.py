@@ -1,8 +1,10 @@
 """Tournaments: seat arrangements, duplicate deals, batched = AEC play, resuming, statistics, JSON and plot."""
 
+import hashlib
 import json
 import math
 import zlib
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -279,3 +281,15 @@ def test_bad_arguments_are_refused(tmp_path):
         run_tournament("slap_v0", ["random"], 2, num_players=3, params={"num_players": 4}, progress=False)
     with pytest.raises(ValueError, match="num_players"):
         run_tournament("gin_slaughtre_v0", ["random"], 2, num_players=9, progress=False)
+
+
+CHECKPOINT = Path(__file__).resolve().parents[2] / "training" / "checkpoints" / "slabberjan_v0.zip"
+
+
+@pytest.mark.skipif(not CHECKPOINT.is_file(), reason="needs the committed slabberjan_v0 checkpoint")
+def test_a_trained_policy_plays_by_its_spec(tmp_path):
+    path = tmp_path / "r.jsonl"
+    result = run_tournament("slabberjan_v0", ["heuristic", f"ppo:{CHECKPOINT}"], 8, progress=False, results_path=path)
+    assert result.agents == ["heuristic", "ppo:slabberjan_v0"] and result.games == 8
+    header, _ = _lines(path)
+    assert header["agents"][1]["identity"]["checkpoint_sha256"] == hashlib.sha256(CHECKPOINT.read_bytes()).hexdigest()
