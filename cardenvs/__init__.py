@@ -17,6 +17,14 @@ Quick start::
 Module style works too: ``from cardenvs import slabberjan_v0; slabberjan_v0.env(num_players=5)``.
 """
 
+import os
+
+# The batched env runs numba's parallel loops on OpenMP. libgomp's idle workers spin by default, and on a machine
+# with other work (a learner, other envs) a spinning or preempted worker stalls every call: 2 threads then ran
+# 25x slower than 1 on 2 busy cores; with sleeping idle workers, 2 threads matched 1 there instead of losing to
+# it. It must be set before the OpenMP runtime loads; the user's own setting wins.
+os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
+
 from cardenvs.core.errors import IllegalActionError
 from cardenvs.core.registry import available_envs, env, get_game, raw_env, vector_env
 from cardenvs.core.rng import game_seed
