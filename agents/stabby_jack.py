@@ -149,7 +149,7 @@ class StabbyJackHeuristic(Agent):
         black = self.kind_suits >= SPADES
         power = np.where(black, table["attack"][0], table["magic"][0])
         wins = (power > self.kind_values) | ((power == self.kind_values) & (table["luck"][0] >= self.kind_values))
-        p_win = float(probabilities[wins].sum())
+        p_win = float(deck[wins].sum() / total)  # whole-card counts, one rounding: act_batch matches it exactly
         xp_worth = XP_VALUE if xp < WIN_XP else 0.2
         loss_cost = DAMAGE_COST if hp_left > 1 else -DEAD
         fight_gain = p_win * xp_worth - (1.0 - p_win) * loss_cost
@@ -197,6 +197,157 @@ class StabbyJackHeuristic(Agent):
                         best_action = (SLOT_BASE + mine if own_slot is None
                                        else ACE_TARGET_BASE + (rel - 1) * MAX_STATS + slot)
         return best_action if best_action is not None else int(np.flatnonzero(mask)[0])
+
+
+    # ------------------------------------------------------------------ batched decisions
+    def act_batch(self, observations: np.ndarray, action_masks: np.ndarray) -> np.ndarray:
+        """The decisions of :meth:`act` for every row at once, vectorised over the batch.
+
+        Args:
+            observations: ``obs[N, D]`` of the batched env.
+            action_masks: ``action_mask[N, A]`` of the batched env.
+
+        Returns:
+            ``actions[N]`` (int64), each the action :meth:`act` picks for that row.
+        """
+        views = self.layout.split(observations)
+        table = self._batch_table(views)
+        phase = views["phase"].argmax(axis=1)
+        choices = np.full(len(observations), PAY_MONSTER, dtype=np.int64)  # pay phase: keep Monarchs as shields
+        rows = np.flatnonzero(phase == PHASE_MAIN)
+        choices[rows] = self._main_batch(views, table, action_masks, rows)
+        rows = np.flatnonzero((phase == PHASE_REPLACE) | (phase == PHASE_GAIN_FULL))
+        choices[rows] = self._place_batch(views, table, rows, phase[rows] == PHASE_GAIN_FULL)
+        rows = np.flatnonzero(phase == PHASE_SHIELD)
+        hp_left = table["hit_points"][rows, 0] - table["damage"][rows, 0]
+        choices[rows] = np.where(hp_left <= JACK_DAMAGE, SHIELD, NO_SHIELD)
+        rows = np.flatnonzero((phase == PHASE_ACE_OWN) | (phase == PHASE_ACE_TARGET))
+        choices[rows] = self._ace_batch(views, table, action_masks, rows, phase[rows] == PHASE_ACE_TARGET)
+        illegal = action_masks[np.arange(len(choices)), choices] == 0
+        choices[illegal] = (action_masks[illegal] > 0).argmax(axis=1)  # the first legal action, as in act
+        return choices
+
+    def _batch_table(self, views: dict) -> dict:
+        """:meth:`_table` for a batch: every per-seat entry gets a leading row axis."""
+        batch, m = len(views["present"]), self.max_players
+        suits = views["stat_suits"].reshape(batch, m, MAX_STATS, NUM_SUITS)
+        values = views["stat_values"].reshape(batch, m, MAX_STATS)
+        counts = views["stats_count"].astype(int)
+        return {
+            "present": views["present"] > 0,
+            "slot_suits": suits.argmax(axis=3),
+            "slot_values": values,
+            "slot_held": np.arange(MAX_STATS) < counts[..., None],
+            "sums": (suits * values[..., None]).sum(axis=2).astype(float),
+            "damage": views["damage"],
+            "hit_points": views["hit_points"],
+            "attack": views["attack"],
+            "magic": views["magic"],
+            "luck": views["luck"],
+            "xp": views["xp"],
+            "counts": counts,
+            "conditions": views["win_conditions"].reshape(batch, m, 3),
+        }
+
+    def _main_batch(self, views: dict, table: dict, masks: np.ndarray, rows: np.ndarray) -> np.ndarray:
+        """:meth:`_main` for ``rows``."""
+        sums, damage, xp = table["sums"][rows, 0], table["damage"][rows, 0], table["xp"][rows, 0]
+        holds_luck_and_power = (table["conditions"][rows, 0, 1] > 0) & (table["conditions"][rows, 0, 2] > 0)
+        level_up = ((masks[rows, LEVEL_UP] > 0) & (table["counts"][rows, 0] < MAX_STATS)
+                    & ~(holds_luck_and_power & (xp < WIN_XP + 5)))
+        deck = views["deck_composition"][rows][:, self.numbered_kinds]
+        total = deck.sum(axis=1)
+        with np.errstate(invalid="ignore", divide="ignore"):  # an empty pile rests, whatever these hold
+            probabilities = deck / total[:, None]
+        current = row_score(sums, damage)
+        best = np.where(
+            table["slot_held"][rows, 0, None, :],
+            _swap_scores(sums[:, None, None], damage[:, None, None], table["slot_suits"][rows, 0, None, :],
+                         table["slot_values"][rows, 0, None, :], self.kind_suits[None, :, None],
+                         self.kind_values[None, :, None]),
+            -np.inf,
+        ).max(axis=2)
+        train_gain = np.zeros(len(rows))
+        for kind in range(len(self.numbered_kinds)):  # in kind order, as act sums them
+            held = deck[:, kind] > 0
+            train_gain[held] += probabilities[held, kind] * (best[held, kind] - current[held])
+        hp_left = table["hit_points"][rows, 0] - damage
+        power = np.where(self.kind_suits >= SPADES, table["attack"][rows, 0, None], table["magic"][rows, 0, None])
+        luck = table["luck"][rows, 0, None]
+        wins = (power > self.kind_values) | ((power == self.kind_values) & (luck >= self.kind_values))
+        with np.errstate(invalid="ignore", divide="ignore"):
+            p_win = ((deck * wins).sum(axis=1) / total).astype(float)
+        xp_worth = np.where(xp < WIN_XP, XP_VALUE, 0.2)
+        loss_cost = np.where(hp_left > 1, DAMAGE_COST, -DEAD)
+        fight_gain = p_win * xp_worth - (1.0 - p_win) * loss_cost
+        rest_gain = np.where(damage > 0, REST_VALUE * (1 + 2 * (hp_left <= JACK_DAMAGE)), -1.0)
+        options = np.array([TRAIN, FIGHT, REST])
+        choices = options[np.stack([train_gain, fight_gain, rest_gain], axis=1).argmax(axis=1)]
+        choices[total == 0] = REST
+        choices[level_up] = LEVEL_UP
+        return choices
+
+    def _place_batch(self, views: dict, table: dict, rows: np.ndarray, gain_full: np.ndarray) -> np.ndarray:
+        """:meth:`_place` for ``rows``; ``gain_full`` marks the rows that may DECLINE."""
+        sums, damage = table["sums"][rows, 0], table["damage"][rows, 0]
+        pending = views["pending_card"][rows].argmax(axis=1)
+        scores = np.where(
+            table["slot_held"][rows, 0],
+            _swap_scores(sums[:, None], damage[:, None], table["slot_suits"][rows, 0], table["slot_values"][rows, 0],
+                         (pending // NUM_RANKS)[:, None], (pending % NUM_RANKS + 2)[:, None]),
+            -np.inf,
+        )
+        best = scores.argmax(axis=1)
+        decline = gain_full & (scores[np.arange(len(rows)), best] <= row_score(sums, damage))
+        return np.where(decline, DECLINE, SLOT_BASE + best)
+
+    def _ace_batch(self, views: dict, table: dict, masks: np.ndarray, rows: np.ndarray,
+                   targeting: np.ndarray) -> np.ndarray:
+        """:meth:`_ace` for ``rows`` over axes (own slot, opponent, their slot); ``targeting`` marks the rows
+        whose own Stat is already chosen."""
+        sums, damage = table["sums"][rows], table["damage"][rows]
+        suits, values = table["slot_suits"][rows], table["slot_values"][rows]
+        own_suits, own_values = suits[:, 0, :, None, None], values[:, 0, :, None, None]
+        their_suits, their_values = suits[:, None, 1:], values[:, None, 1:]
+        mine_after = _swap_scores(sums[:, 0, None, None, None], damage[:, 0, None, None, None], own_suits, own_values,
+                                  their_suits, their_values)
+        theirs_after = _swap_scores(sums[:, None, 1:, None], damage[:, None, 1:, None], their_suits, their_values,
+                                    own_suits, own_values)
+        theirs_now = row_score(sums[:, 1:], damage[:, 1:])[:, None, :, None]
+        gain = mine_after - row_score(sums[:, 0], damage[:, 0])[:, None, None, None]
+        gain = np.where(theirs_after == DEAD, gain + (KILL_BONUS + table["xp"][rows, None, 1:, None]),
+                        gain + TARGET_LOSS_WEIGHT * (theirs_now - theirs_after))
+        chosen_slot = views["ace_own_slot"][rows].argmax(axis=1)
+        own_allowed = np.where(targeting[:, None], np.arange(MAX_STATS) == chosen_slot[:, None],
+                               masks[rows, SLOT_BASE:SLOT_BASE + MAX_STATS] > 0)
+        valid = ((own_allowed & table["slot_held"][rows, 0])[:, :, None, None]
+                 & (table["present"][rows, None, 1:, None] & table["slot_held"][rows, None, 1:])
+                 & ((their_suits == own_suits) | (their_values == own_values)))
+        flat = np.where(valid, gain, -np.inf).reshape(len(rows), -1)
+        best = flat.argmax(axis=1)  # the first best in (own slot, opponent, slot) order, as act's strict ">"
+        mine, target = np.divmod(best, (self.max_players - 1) * MAX_STATS)
+        choices = np.where(targeting, ACE_TARGET_BASE + target, SLOT_BASE + mine)
+        none_valid = ~valid.reshape(len(rows), -1).any(axis=1)
+        choices[none_valid] = (masks[rows[none_valid]] > 0).argmax(axis=1)
+        return choices
+
+
+def _swap_scores(sums: np.ndarray, damage: np.ndarray, out_suits: np.ndarray, out_values: np.ndarray,
+                 in_suits: np.ndarray, in_values: np.ndarray) -> np.ndarray:
+    """Scores of Stats rows after one card (out suit, value) leaves and another (in suit, value) joins.
+
+    Args:
+        sums: suit sums ``[..., 4]`` before the swap.
+        damage: damage taken, broadcast against the result.
+        out_suits: suit of the card leaving, broadcast against the result.
+        out_values: its value.
+        in_suits: suit of the card joining.
+        in_values: its value.
+    """
+    suit_ids = np.arange(NUM_SUITS)
+    after = (sums - (out_suits[..., None] == suit_ids) * out_values[..., None]
+             + (in_suits[..., None] == suit_ids) * in_values[..., None])
+    return row_score(after, damage)
 
 
 def _suit_sum(suits: np.ndarray, views: dict, suit: int) -> np.ndarray:

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from math import comb
 
+import numpy as np
+
 import cardenvs
 from agents.base import RandomAgent
 from agents.stabby_jack import StabbyJackHeuristic
@@ -56,3 +58,24 @@ def test_heuristic_plays_every_phase_legally_with_more_players_and_options():
             assert obs["action_mask"][action]
             env.step(action)
     assert len(seen_phases) >= 5, seen_phases
+
+
+def test_batched_decisions_equal_single_decisions_on_random_play():
+    # 4 seats and Jokers reach every phase, the Ace phases with several opponents included
+    venv = cardenvs.vector_env("stabby_jack_v0", 256, num_players=4, jokers=True)
+    heuristic, sampler = StabbyJackHeuristic(venv.layout), RandomAgent(seed=0)
+    obs, masks, _ = venv.reset(seed=7)
+    observations, action_masks = [], []
+    for step in range(120):
+        if step % 10 == 9:
+            observations.append(obs.copy())
+            action_masks.append(masks.copy())
+        obs, masks, *_ = venv.step(sampler.act_batch(obs, masks))
+    observations, action_masks = np.concatenate(observations), np.concatenate(action_masks)
+    phases = set(venv.layout.split(observations)["phase"].argmax(axis=1).tolist())
+    assert len(phases) >= 5, phases
+    batch = heuristic.act_batch(observations, action_masks)
+    single = [heuristic.act({"observation": o, "action_mask": m})
+              for o, m in zip(observations, action_masks, strict=True)]
+    assert batch.dtype == np.int64 and batch.tolist() == single
+    assert action_masks[np.arange(len(batch)), batch].all()
