@@ -38,7 +38,7 @@ import sys
 import time
 import types
 import typing
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -57,6 +57,7 @@ GAME_DEFAULTS: dict[str, dict[str, Any]] = {
 #: defaults of every game for the fields that GAME_DEFAULTS leaves out
 COMMON_DEFAULTS: dict[str, Any] = {
     "num_envs": 16, "n_steps": 128, "batch_size": 256, "n_epochs": 10, "eval_games": 200, "final_games": 1000,
+    "opponents": ["random", "heuristic"],
 }
 #: checkpoints, snapshots and evaluations default to this many per run
 EVENTS_PER_RUN = 10
@@ -99,8 +100,8 @@ class Args:
     """weight of the entropy bonus (exploration)"""
     net_arch: list[int] | None = None
     """hidden layer sizes of the policy and value networks"""
-    opponents: list[str] = field(default_factory=lambda: ["random", "heuristic"])
-    """agent specs of the opponent pool: random, heuristic, ppo:PATH"""
+    opponents: list[str] | None = None
+    """agent specs of the opponent pool: random, heuristic, ppo:PATH (default: random heuristic)"""
     self_play: bool = False
     """add frozen copies of the learner to the opponent pool as training goes"""
     snapshot_every: int | None = None
