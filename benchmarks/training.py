@@ -9,6 +9,9 @@ the game's rule-based agent). Each measures:
 * **train steps/s**: learner steps per second of ``model.learn(--timesteps)`` (rollouts and updates), after
   one warm-up update.
 
+The two set-ups are measured alternately ``--repeats`` times and the best of each is kept, so that a burst of
+load from other processes does not decide the comparison.
+
 The table is printed as markdown (docs/training.md holds a copy) and written to ``--json``.
 
 Usage::
@@ -99,11 +102,12 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--num-envs", type=int, default=16, help="games in lockstep (both set-ups)")
     parser.add_argument("--timesteps", type=int, default=4096, help="learner steps of the timed training")
     parser.add_argument("--seconds", type=float, default=3.0, help="wall time of each env-only measurement")
+    parser.add_argument("--repeats", type=int, default=2, help="alternating measurements per set-up (best kept)")
     parser.add_argument("--seed", type=int, default=0, help="seed of the games and the networks")
     parser.add_argument("--json", default="benchmarks/results/training.json", help="where to write the numbers")
     args = parser.parse_args(argv)
-    if args.num_envs < 1 or args.timesteps < 1 or args.seconds <= 0:
-        parser.error("--num-envs and --timesteps must be at least 1, --seconds above 0")
+    if args.num_envs < 1 or args.timesteps < 1 or args.repeats < 1 or args.seconds <= 0:
+        parser.error("--num-envs, --timesteps and --repeats must be at least 1, --seconds above 0")
     import torch
 
     torch.set_num_threads(1)
@@ -113,17 +117,20 @@ def main(argv: list[str] | None = None) -> int:
     print("|---" * (2 + 2 * len(SETUPS)) + "|")
     for env_id in args.envs:
         row = {"env_id": env_id}
-        for setup in SETUPS:
-            venv = make_vec_env(setup, env_id, args.num_envs, args.seed)
-            row[f"{setup}_env"] = env_steps_per_second(venv, args.seconds)
-            row[f"{setup}_train"] = train_steps_per_second(venv, env_id, args.timesteps, args.seed)
+        venvs = {setup: make_vec_env(setup, env_id, args.num_envs, args.seed) for setup in SETUPS}
+        for _ in range(args.repeats):
+            for setup, venv in venvs.items():
+                env_speed = env_steps_per_second(venv, args.seconds)
+                train_speed = train_steps_per_second(venv, env_id, args.timesteps, args.seed)
+                row[f"{setup}_env"] = max(row.get(f"{setup}_env", 0.0), env_speed)
+                row[f"{setup}_train"] = max(row.get(f"{setup}_train", 0.0), train_speed)
         row["speedup"] = row["LearnerVecEnv_train"] / row["DummyVecEnv_train"]
         results.append(row)
         cells = " | ".join(f"{row[f'{s}_env']:,.0f} | {row[f'{s}_train']:,.0f}" for s in SETUPS)
         print(f"| `{env_id}` | {cells} | {row['speedup']:.1f}× |", flush=True)
     machine = {"cpu_count": os.cpu_count(), "platform": platform.platform(), "load_average": os.getloadavg()}
-    print(f"\n{args.num_envs} games in lockstep, {args.timesteps} timed learner steps; load average "
-          f"{machine['load_average'][0]:.1f} on {machine['cpu_count']} CPUs")
+    print(f"\n{args.num_envs} games in lockstep, {args.timesteps} timed learner steps, best of {args.repeats}; "
+          f"load average {machine['load_average'][0]:.1f} on {machine['cpu_count']} CPUs")
     path = Path(args.json)
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_text(json.dumps({"args": vars(args), "machine": machine, "results": results}, indent=2) + "\n")
