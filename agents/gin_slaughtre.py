@@ -4,8 +4,12 @@ Strategy (what a sensible Shithead player does), decided from the observation an
 
 * arranging: the three most valuable of the seven cards (2s, 9s, Jokers, then high ranks) become the upcards;
 * playing: every legal trick gets a cost, the *keep value* of its lowest card minus a bonus per extra card, so
-  low cards go first and sets and runs are preferred; 2s, 9s and Jokers are worth keeping, so they are played
-  only when nothing cheaper is legal — except a Joker on a big pile, which hands the pile to the opponent;
+  low cards go first and sets and runs are preferred; a trick that completes four of a rank on top burns the
+  pile and plays again, so it is preferred too; 2s, 9s and Jokers are worth keeping, so they are played only
+  when nothing cheaper is legal;
+* the Joker as a weapon: it is thrown early only to finish, on a big pile when the opponent is down to its last
+  few hand cards and upcards. Thrown on every big pile, the pile and the Joker only bounce between two such
+  players and the game never ends;
 * stuck: draw if allowed, take the pile last.
 """
 
@@ -29,7 +33,9 @@ from cardenvs.games.gin_slaughtre.actions import (
     SLOT_BASE,
     TAKE_PILE,
 )
-from cardenvs.games.gin_slaughtre.cards import FIRST_JOKER, NUM_CARDS, RANK_NINE, RANK_TWO
+from cardenvs.games.gin_slaughtre.cards import FIRST_JOKER, NUM_CARDS, NUM_SUITS, RANK_NINE, RANK_TWO
+from cardenvs.games.gin_slaughtre.observation import NO_CARD_SLOT
+from cardenvs.games.gin_slaughtre.rules import QUARTET
 
 # Keep values: a card's rank (Ace 0 … King 12), and more for the cards that rescue a stuck player.
 KEEP_NINE = 14.0
@@ -39,8 +45,11 @@ EXTRA_CARD_BONUS = 1.5  # cost removed per card beyond the first: shedding sever
 DOWNCARD_COST = 20.0  # a blind card: any slot
 DRAW_COST = 50.0
 TAKE_PILE_COST = 60.0
-BIG_PILE = 5  # a Joker on a pile this big sends the opponent many cards
+BIG_PILE = 8  # a Joker on a pile this big sends the opponent many cards
+FEW_CARDS = 3  # an opponent with at most this many hand cards and upcards is about to go out
 JOKER_ON_BIG_PILE_COST = -20.0
+BURN_BONUS = 10.0  # cost removed from a trick that completes four of a rank: the pile burns and we play again
+NO_RANK = -1
 NOT_LEGAL = np.inf
 
 
@@ -71,8 +80,18 @@ def _action_costs() -> np.ndarray:
     return costs
 
 
+def _action_ranks() -> np.ndarray:
+    """Per action, the rank of a trick made only of cards of that rank (a single, a set, a pair); else NO_RANK."""
+    ranks = np.full(NUM_ALL_ACTIONS, NO_RANK)
+    for action in range(SINGLE_BASE, NUM_ALL_ACTIONS):
+        cards = ACTION_CARDS[action, : ACTION_SIZE[action]]
+        if len(cards) and (cards < FIRST_JOKER).all() and len(set((cards // NUM_SUITS).tolist())) == 1:
+            ranks[action] = cards[0] // NUM_SUITS
+    return ranks
+
+
 class GinSlaughtreHeuristic(Agent):
-    """Cheapest legal trick first; strong cards as upcards.
+    """Cheapest legal trick first, burns preferred; strong cards as upcards; the Joker to finish.
 
     Args:
         layout: the env's observation layout (``env.unwrapped.layout``).
@@ -83,6 +102,8 @@ class GinSlaughtreHeuristic(Agent):
     def __init__(self, layout: ObservationLayout):
         self.layout = layout
         self.costs = _action_costs()
+        self.ranks = _action_ranks()
+        self.sizes = ACTION_SIZE.astype(np.float32)
 
     def act(self, observation: dict[str, np.ndarray]) -> int:
         return int(self.act_batch(observation["observation"][None], observation["action_mask"][None])[0])
@@ -91,9 +112,17 @@ class GinSlaughtreHeuristic(Agent):
         views = self.layout.split(observations)
         num_actions = action_masks.shape[1]
         costs = np.where(action_masks > 0, self.costs[None, :num_actions], NOT_LEGAL)
-        big_pile = views["pile_size"][:, 0] >= BIG_PILE
+        # a trick of the top card's rank that makes four of it on top burns the pile
+        top = views["pile_top"][:, : NO_CARD_SLOT + 1].argmax(axis=1)
+        top_rank = np.where(top < FIRST_JOKER, top // NUM_SUITS, NO_RANK)
+        burns = ((self.ranks[None, :num_actions] == top_rank[:, None]) & (top_rank[:, None] != NO_RANK)
+                 & (views["pile_top_same_rank"] + self.sizes[None, :num_actions] >= QUARTET))
+        costs = np.where(burns, costs - BURN_BONUS, costs)
+        # the Joker thrown to finish: on a big pile when the opponent is down to its last hand cards and upcards
+        opponent_cards = views["hand_sizes"][:, 1] + views["opponent_upcards"].sum(axis=1)
+        finishing = (views["pile_size"][:, 0] >= BIG_PILE) & (opponent_cards <= FEW_CARDS)
         jokers = SINGLE_BASE + np.arange(FIRST_JOKER, NUM_CARDS)
-        costs[:, jokers] = np.where(big_pile[:, None] & (action_masks[:, jokers] > 0), JOKER_ON_BIG_PILE_COST,
+        costs[:, jokers] = np.where(finishing[:, None] & (action_masks[:, jokers] > 0), JOKER_ON_BIG_PILE_COST,
                                     costs[:, jokers])
         choices = costs.argmin(axis=1)
         arranging = views["phase"][:, 0] > 0
