@@ -16,7 +16,7 @@ import numpy as np
 from agents.base import Agent
 from cardenvs.core.game import ObservationLayout
 from cardenvs.games.stabby_jack.cards import NUM_RANKS, NUM_SUITS, NUM_VALUES
-from cardenvs.games.stabby_jack.params import MAX_STATS
+from cardenvs.games.stabby_jack.params import MAX_STATS, decks_for
 from cardenvs.games.stabby_jack.rules import (
     ACE_TARGET_BASE,
     DECLINE,
@@ -108,6 +108,19 @@ class StabbyJackHeuristic(Agent):
         sums[:, suit] += value
         return row_score(sums, table["damage"][seat])
 
+    def _numbered_to_draw(self, views: dict) -> np.ndarray:
+        """Numbered cards of each kind the next draws come from, for one observation or a batch ``[N, ...]``.
+
+        The draw pile's composition while it holds any; once it is empty the next draw reshuffles the discard
+        pile, estimated as every numbered card outside the Stats rows (the XP rows' kinds are not observed).
+        """
+        deck = views["deck_composition"][..., self.numbered_kinds]
+        decks = decks_for(views["present"].sum(axis=-1, keepdims=True))
+        in_stats = views["stat_counts"].reshape(*deck.shape[:-1], self.max_players, len(self.numbered_kinds))
+        in_stats = in_stats.sum(axis=-2)
+        outside_stats = np.maximum(decks - in_stats, 0).astype(deck.dtype)
+        return np.where(deck.sum(axis=-1, keepdims=True) > 0, deck, outside_stats)
+
     # ------------------------------------------------------------------ decisions
     def act(self, observation: dict[str, np.ndarray]) -> int:
         mask = observation["action_mask"]
@@ -135,7 +148,7 @@ class StabbyJackHeuristic(Agent):
         holds_luck_and_power = table["conditions"][0, 1] and table["conditions"][0, 2]
         if mask[LEVEL_UP] and table["counts"][0] < MAX_STATS and not (holds_luck_and_power and xp < WIN_XP + 5):
             return LEVEL_UP
-        deck = views["deck_composition"][self.numbered_kinds]
+        deck = self._numbered_to_draw(views)
         total = deck.sum()
         if total == 0:
             return REST
@@ -255,7 +268,7 @@ class StabbyJackHeuristic(Agent):
         holds_luck_and_power = (table["conditions"][rows, 0, 1] > 0) & (table["conditions"][rows, 0, 2] > 0)
         level_up = ((masks[rows, LEVEL_UP] > 0) & (table["counts"][rows, 0] < MAX_STATS)
                     & ~(holds_luck_and_power & (xp < WIN_XP + 5)))
-        deck = views["deck_composition"][rows][:, self.numbered_kinds]
+        deck = self._numbered_to_draw({name: view[rows] for name, view in views.items()})
         total = deck.sum(axis=1)
         with np.errstate(invalid="ignore", divide="ignore"):  # an empty pile rests, whatever these hold
             probabilities = deck / total[:, None]
@@ -323,11 +336,11 @@ class StabbyJackHeuristic(Agent):
         valid = ((own_allowed & table["slot_held"][rows, 0])[:, :, None, None]
                  & (table["present"][rows, None, 1:, None] & table["slot_held"][rows, None, 1:])
                  & ((their_suits == own_suits) | (their_values == own_values)))
-        flat = np.where(valid, gain, -np.inf).reshape(len(rows), -1)
+        flat = np.where(valid, gain, -np.inf).reshape(len(rows), MAX_STATS * (self.max_players - 1) * MAX_STATS)
         best = flat.argmax(axis=1)  # the first best in (own slot, opponent, slot) order, as act's strict ">"
         mine, target = np.divmod(best, (self.max_players - 1) * MAX_STATS)
         choices = np.where(targeting, ACE_TARGET_BASE + target, SLOT_BASE + mine)
-        none_valid = ~valid.reshape(len(rows), -1).any(axis=1)
+        none_valid = ~valid.reshape(flat.shape).any(axis=1)
         choices[none_valid] = (masks[rows[none_valid]] > 0).argmax(axis=1)
         return choices
 
