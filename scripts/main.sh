@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
-# Set up (first run only), show a rendered Slabberjan game between the baseline agents, then run the
-# benchmark of every registered env beside the no-op PettingZoo ceiling.
+# Set up (first run only), train a MaskablePPO agent on the default game (Slabberjan) with its embedded default
+# budget, then print its tournament against the random and rule-based agents. Extra arguments go to
+# training/ppo.py (e.g. --env-id clabber_v0). Run again after an interruption: it continues from the last
+# checkpoint of runs/ppo/<env_id>.
 set -euo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/setup.sh"
-.venv/bin/cardenvs demo slabberjan_v0 --players 4 --seed 0
-.venv/bin/python benchmarks/run.py "$@"
+.venv/bin/python -m training.ppo --resume "$@"
