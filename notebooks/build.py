@@ -9,7 +9,7 @@ again with nbmake. Edit a notebook here, never in Jupyter, then rebuild it::
 
 Each notebook runs with ``notebooks/`` as its working directory, as under nbmake. After running, the outputs are
 checked: no error output, and no absolute path of this machine (the repository, the home folder, the temporary
-folder). ``notebooks/03_train_and_evaluate.ipynb`` is written by hand and is not touched here.
+folder). Only the notebooks named in this script are written; any other notebook in the folder is left alone.
 """
 
 from __future__ import annotations
