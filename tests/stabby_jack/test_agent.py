@@ -79,3 +79,22 @@ def test_batched_decisions_equal_single_decisions_on_random_play():
               for o, m in zip(observations, action_masks, strict=True)]
     assert batch.dtype == np.int64 and batch.tolist() == single
     assert action_masks[np.arange(len(batch)), batch].all()
+
+
+MIRROR_GAMES = 100
+MIRROR_ENDED = 0.85  # measured 93.5% over 200 seeds; resting on an empty draw pile ended 1.5%
+
+
+def test_two_heuristics_finish_their_games():
+    # with the draw pile empty both used to rest forever instead of drawing from the reshuffled discard pile
+    venv = cardenvs.vector_env("stabby_jack_v0", MIRROR_GAMES)
+    heuristic = StabbyJackHeuristic(venv.layout)
+    obs, masks, _ = venv.reset(seed=0)
+    finished = np.zeros(MIRROR_GAMES, dtype=bool)
+    ended_by_rules = np.zeros(MIRROR_GAMES, dtype=bool)
+    while not finished.all():
+        obs, masks, _, _, terminated, truncated = venv.step(heuristic.act_batch(obs, masks))
+        first_end = (terminated | truncated) & ~finished  # the first game of each slot
+        ended_by_rules[first_end] = terminated[first_end]
+        finished |= first_end
+    assert ended_by_rules.mean() >= MIRROR_ENDED, ended_by_rules.mean()
