@@ -2,9 +2,9 @@
 
 Strategy: value a Stats row by luck first (win condition c), then the better attack and the other one (condition
 b and both monster colours), then HP; never make a choice that kills itself. In the main phase it compares the
-expected gain of training (the best replacement for every numbered card left in the draw pile, or
-in the reshuffled discard pile once it is empty), the expected
-XP of a fight (the chance to beat each monster left, with the luck tie rule) and resting when hurt. It levels
+expected gain of training (the best replacement for every numbered card left in the draw pile, or in the
+reshuffled discard pile once it is empty), the expected XP of a fight (the chance to beat each monster left,
+with the luck tie rule) and resting when hurt. It levels
 up when it does not yet hold luck and power, shields against Stabby Jack only when the stab would kill, pays
 Level Ups with 1-XP cards first (Monarchs are shields), and aims Aces at the biggest swing: its own gain, the
 target's loss, and killing a target that holds XP.
