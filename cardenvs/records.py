@@ -18,7 +18,7 @@ checked when the record is replayed.
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import asdict, dataclass, field, fields
 from pathlib import Path
 from typing import Any
@@ -110,6 +110,39 @@ def _check_types(data: dict[str, Any]) -> None:
     for name, is_valid, expected in checks:
         if name in data and not is_valid(data[name]):
             raise ValueError(f"game record field {name!r} must be {expected}, got {data[name]!r:.80}")
+
+
+def play_recorded(
+    env_id: str,
+    params: dict[str, Any],
+    seed: int,
+    choose: Callable[[str, dict[str, Any]], int],
+    agents: list[str] | None = None,
+) -> GameRecord:
+    """Play one whole game, choosing each action with ``choose(agent, observation)``: its record.
+
+    Args:
+        env_id: the registered env id.
+        params: the game's parameters.
+        seed: the seed given to ``reset``.
+        choose: returns a legal action for the agent to act, given its observation dict.
+        agents: a name for whoever plays each seat, kept in the record.
+    """
+    env = cardenvs.env(env_id, **params)
+    env.reset(seed=seed)
+    record = GameRecord(env_id, dict(params), int(seed), agents=agents)
+    final = {}
+    for agent in env.agent_iter():
+        observation, reward, terminated, truncated, _ = env.last()
+        if terminated or truncated:
+            final[agent] = float(reward)
+            env.step(None)
+            continue
+        action = int(choose(agent, observation))
+        record.actions.append(action)
+        env.step(action)
+    record.rewards = [final[agent] for agent in env.possible_agents]
+    return record
 
 
 def replay(

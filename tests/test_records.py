@@ -9,27 +9,15 @@ import pytest
 
 import cardenvs
 from cardenvs.cli import main
-from cardenvs.records import GameRecord, replay
+from cardenvs.records import GameRecord, play_recorded, replay
 
 
 def _played(env_id: str = "slabberjan_v0", seed: int = 2, **params) -> GameRecord:
     """A whole game of seeded random play, recorded."""
-    env = cardenvs.env(env_id, **params)
-    env.reset(seed=seed)
     rng = np.random.default_rng(seed)
-    record = GameRecord(env_id, params, seed, agents=["random"] * len(env.possible_agents))
-    final = {}
-    for agent in env.agent_iter():
-        observation, reward, terminated, truncated, _ = env.last()
-        if terminated or truncated:
-            final[agent] = float(reward)
-            env.step(None)
-            continue
-        action = int(rng.choice(np.flatnonzero(observation["action_mask"])))
-        record.actions.append(action)
-        env.step(action)
-    record.rewards = [final[a] for a in env.possible_agents]
-    return record
+    seats = len(cardenvs.env(env_id, **params).possible_agents)
+    return play_recorded(env_id, params, seed, lambda _, observation: rng.choice(
+        np.flatnonzero(observation["action_mask"])), agents=["random"] * seats)
 
 
 @pytest.fixture(scope="module")

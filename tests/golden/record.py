@@ -39,7 +39,7 @@ import numpy as np
 
 import cardenvs
 from agents.registry import make_agent
-from cardenvs.records import GameRecord
+from cardenvs.records import GameRecord, play_recorded
 
 GOLDEN_DIR = Path(__file__).parent
 GOLDEN_FORMAT = 1
@@ -134,25 +134,12 @@ def compact(value: float) -> float | int:
 
 def play(game: GoldenGame) -> GameRecord:
     """Play ``game`` with its agents: the record of the whole game."""
-    env = cardenvs.env(game.env_id, **game.params)
-    seed = cardenvs.game_seed(game.batch_seed, 0)
-    layout = env.unwrapped.layout
+    layout = cardenvs.env(game.env_id, **game.params).unwrapped.layout
     agents = [make_agent(spec, game.env_id, layout, seed=game.batch_seed * 100 + seat)
               for seat, spec in enumerate(game.agents)]
-    record = GameRecord(game.env_id, dict(game.params), int(seed), agents=list(game.agents))
-    env.reset(seed=record.seed)
-    final = {}
-    for agent in env.agent_iter():
-        observation, reward, terminated, truncated, _ = env.last()
-        if terminated or truncated:
-            final[agent] = float(reward)
-            env.step(None)
-            continue
-        action = int(agents[env.possible_agents.index(agent)].act(observation))
-        record.actions.append(action)
-        env.step(action)
-    record.rewards = [final[a] for a in env.possible_agents]
-    return record
+    seats = {f"player_{seat}": agent for seat, agent in enumerate(agents)}
+    return play_recorded(game.env_id, game.params, cardenvs.game_seed(game.batch_seed, 0),
+                         lambda agent, observation: seats[agent].act(observation), agents=list(game.agents))
 
 
 def observed_steps(record: GameRecord) -> Iterator[dict[str, Any]]:
