@@ -11,12 +11,8 @@ Needs the ``train`` extra (stable-baselines3, sb3-contrib, torch); ``import card
 See docs/training.md.
 """
 
-import os
-
-# Idle OpenMP threads (numba's batched kernels and torch share libgomp) must sleep, not spin: a spinning worker
-# slows training several times on a small machine. Effective when this is imported before torch.
-os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
-
+# Importing this package imports cardenvs first, which makes idle OpenMP workers sleep (OMP_WAIT_POLICY) before
+# torch or numba can load the OpenMP runtime.
 from cardenvs.training.opponents import OpponentPool, draw_seating
 from cardenvs.training.single_agent import SingleAgentEnv
 from cardenvs.training.vec_env import LearnerVecEnv
