@@ -112,6 +112,19 @@ def _check_types(data: dict[str, Any]) -> None:
             raise ValueError(f"game record field {name!r} must be {expected}, got {data[name]!r:.80}")
 
 
+def decisions(env: CardEnv, final_rewards: dict[str, float]) -> Iterator[tuple[str, dict[str, Any]]]:
+    """The AEC loop's decisions: yields ``(agent, observation)`` whenever a live agent is to act (the caller then
+    steps the env with its action); retires finished agents itself, writing each one's final reward to
+    ``final_rewards``."""
+    for agent in env.agent_iter():
+        observation, reward, terminated, truncated, _ = env.last()
+        if terminated or truncated:
+            final_rewards[agent] = float(reward)
+            env.step(None)
+            continue
+        yield agent, observation
+
+
 def play_recorded(
     env_id: str,
     params: dict[str, Any],
@@ -131,13 +144,8 @@ def play_recorded(
     env = cardenvs.env(env_id, **params)
     env.reset(seed=seed)
     record = GameRecord(env_id, dict(params), int(seed), agents=agents)
-    final = {}
-    for agent in env.agent_iter():
-        observation, reward, terminated, truncated, _ = env.last()
-        if terminated or truncated:
-            final[agent] = float(reward)
-            env.step(None)
-            continue
+    final: dict[str, float] = {}
+    for agent, observation in decisions(env, final):
         action = int(choose(agent, observation))
         record.actions.append(action)
         env.step(action)
@@ -163,12 +171,7 @@ def replay(
     taken = 0
     final = final_rewards if final_rewards is not None else {}
     final.update({agent: 0.0 for agent in env.possible_agents})
-    for agent in env.agent_iter():
-        observation, reward, terminated, truncated, _ = env.last()
-        if terminated or truncated:
-            final[agent] = float(reward)
-            env.step(None)
-            continue
+    for agent, observation in decisions(env, final):
         action = next(actions, None)
         if action is None:
             return  # an unfinished game ends where its record does

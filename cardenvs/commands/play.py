@@ -24,7 +24,7 @@ from collections.abc import Callable
 from typing import Any
 
 import cardenvs
-from cardenvs.records import GameRecord
+from cardenvs.records import GameRecord, decisions
 
 HELP = "play a game at the terminal against the baseline agents"
 #: seeds drawn when none is given stay below this, so they are short to type again
@@ -142,12 +142,7 @@ def run(args: argparse.Namespace, input_fn: Callable[[str], str] = input, output
     env.reset(seed=seed)
     final: dict[str, float] = {}
     try:
-        for name in env.agent_iter():
-            observation, reward, terminated, truncated, _ = env.last()
-            if terminated or truncated:
-                final[name] = float(reward)
-                env.step(None)
-                continue
+        for name, observation in decisions(env, final):
             player = env.possible_agents.index(name)
             action = agents[player].act(observation)
             who = "you" if player == seat else f"{name} ({specs[player]})"
