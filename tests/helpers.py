@@ -25,3 +25,19 @@ def play_random_game(env: CardEnv, seed: int, max_steps: int = 100_000) -> int:
 
 def make_env(env_id: str, params: dict, **kwargs) -> CardEnv:
     return cardenvs.env(env_id, **params, **kwargs)
+
+
+def share_ended_by_rules(env_id: str, agent_class, games: int, seed: int = 0, **params) -> float:
+    """The share of ``games`` batched games, every seat played by one ``agent_class(layout)``, that end by the rules
+    (terminated, not truncated); only each slot's first game counts."""
+    venv = cardenvs.vector_env(env_id, games, **params)
+    agent = agent_class(venv.layout)
+    obs, masks, _ = venv.reset(seed=seed)
+    finished = np.zeros(games, dtype=bool)
+    ended_by_rules = np.zeros(games, dtype=bool)
+    while not finished.all():
+        obs, masks, _, _, terminated, truncated = venv.step(agent.act_batch(obs, masks))
+        first_end = (terminated | truncated) & ~finished
+        ended_by_rules[first_end] = terminated[first_end]
+        finished |= first_end
+    return float(ended_by_rules.mean())

@@ -9,6 +9,7 @@ import cardenvs
 from agents.base import RandomAgent
 from agents.gin_slaughtre import GinSlaughtreHeuristic
 from cardenvs.games.gin_slaughtre import GAME
+from tests.helpers import share_ended_by_rules
 
 GAMES = 200
 Z99 = 2.58
@@ -66,14 +67,5 @@ MIRROR_ENDED = 0.93  # measured 97–99% over 1000 seeds per parameter set; befo
 @pytest.mark.parametrize("params", GAME.example_params, ids=lambda params: ",".join(params) or "default")
 def test_two_heuristics_finish_their_games(params):
     # thrown on every big pile, the Joker bounced between two copies until the turn limit (pile ping-pong)
-    venv = cardenvs.vector_env("gin_slaughtre_v0", MIRROR_GAMES, **params)
-    heuristic = GinSlaughtreHeuristic(venv.layout)
-    obs, masks, _ = venv.reset(seed=0)
-    finished = np.zeros(MIRROR_GAMES, dtype=bool)
-    ended_by_rules = np.zeros(MIRROR_GAMES, dtype=bool)
-    while not finished.all():
-        obs, masks, _, _, terminated, truncated = venv.step(heuristic.act_batch(obs, masks))
-        first_end = (terminated | truncated) & ~finished  # the first game of each slot
-        ended_by_rules[first_end] = terminated[first_end]
-        finished |= first_end
-    assert ended_by_rules.mean() >= MIRROR_ENDED, ended_by_rules.mean()
+    ended = share_ended_by_rules("gin_slaughtre_v0", GinSlaughtreHeuristic, MIRROR_GAMES, **params)
+    assert ended >= MIRROR_ENDED, ended

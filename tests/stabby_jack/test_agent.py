@@ -9,6 +9,7 @@ import numpy as np
 import cardenvs
 from agents.base import RandomAgent
 from agents.stabby_jack import StabbyJackHeuristic
+from tests.helpers import share_ended_by_rules
 
 GAMES = 60
 
@@ -87,14 +88,5 @@ MIRROR_ENDED = 0.85  # measured 93.5% over 200 seeds; resting on an empty draw p
 
 def test_two_heuristics_finish_their_games():
     # with the draw pile empty both used to rest forever instead of drawing from the reshuffled discard pile
-    venv = cardenvs.vector_env("stabby_jack_v0", MIRROR_GAMES)
-    heuristic = StabbyJackHeuristic(venv.layout)
-    obs, masks, _ = venv.reset(seed=0)
-    finished = np.zeros(MIRROR_GAMES, dtype=bool)
-    ended_by_rules = np.zeros(MIRROR_GAMES, dtype=bool)
-    while not finished.all():
-        obs, masks, _, _, terminated, truncated = venv.step(heuristic.act_batch(obs, masks))
-        first_end = (terminated | truncated) & ~finished  # the first game of each slot
-        ended_by_rules[first_end] = terminated[first_end]
-        finished |= first_end
-    assert ended_by_rules.mean() >= MIRROR_ENDED, ended_by_rules.mean()
+    ended = share_ended_by_rules("stabby_jack_v0", StabbyJackHeuristic, MIRROR_GAMES)
+    assert ended >= MIRROR_ENDED, ended
