@@ -25,6 +25,11 @@ import os
 # it. It must be set before the OpenMP runtime loads; the user's own setting wins.
 os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
 
+from cardenvs.core import compile_cache
+
+# Before any kernel compiles: numba's cache must never hand one record layout's machine code to another.
+compile_cache.install()
+
 from cardenvs.core.errors import IllegalActionError
 from cardenvs.core.registry import available_envs, env, get_game, raw_env, vector_env
 from cardenvs.core.rng import game_seed

@@ -1,0 +1,95 @@
+"""Run by tests/test_compile_cache.py in fresh interpreters: play fixed trajectories and print them as JSON.
+
+``python tests/cache_probe.py compile SET`` starts every game of parameter set SET (``a`` or ``b``), which
+compiles and caches its kernels; ``python tests/cache_probe.py play`` starts set ``a`` of every game, then plays
+set ``b`` and then set ``a`` of every game (AEC and batched) and prints the trajectories. Actions are a fixed function of the
+legal mask, so a trajectory depends only on the rules that ran.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import sys
+
+import numpy as np
+
+import cardenvs
+
+
+def parameter_sets(env_id: str) -> dict[str, dict]:
+    """Two of the game's example parameter sets, ``a`` and ``b``, of different record layouts where it has them.
+
+    (Clabber has one layout for all parameters; its two sets still put records of one game beside another's in
+    the same cache.)
+    """
+    game = cardenvs.get_game(env_id)
+    first, *others = game.example_params
+
+    def layout(params: dict) -> np.dtype:
+        return game.state_dtype(game.make_params(**params))
+
+    second = next((p for p in others if layout(p) != layout(first)), others[0])
+    return {"a": first, "b": second}
+
+
+SEED = 744720527
+AEC_STEPS = 300
+BATCH_GAMES = 3
+BATCH_STEPS = 120
+
+
+def _digest(array: np.ndarray) -> str:
+    return hashlib.sha256(np.ascontiguousarray(array).tobytes()).hexdigest()[:16]
+
+
+def aec_trajectory(env_id: str, params: dict) -> list:
+    """Agent, action, rewards and observation digest of every step of a game played by a fixed policy."""
+    env = cardenvs.env(env_id, **params)
+    env.reset(seed=SEED)
+    steps = []
+    for count, agent in enumerate(env.agent_iter(AEC_STEPS)):
+        observation, reward, terminated, truncated, _ = env.last()
+        legal = np.flatnonzero(observation["action_mask"])
+        action = None if terminated or truncated else int(legal[(count * 7) % len(legal)])
+        steps.append([agent, action, reward, _digest(observation["observation"])])
+        env.step(action)
+    return steps
+
+
+def batch_trajectory(env_id: str, params: dict) -> list:
+    """Digests of the batched env's outputs over a few steps with a fixed policy."""
+    venv = cardenvs.vector_env(env_id, BATCH_GAMES, **params)
+    obs, mask, player = venv.reset(seed=SEED)
+    steps = [[_digest(obs), _digest(mask), player.tolist()]]
+    for count in range(BATCH_STEPS):
+        actions = np.array([np.flatnonzero(row)[(count * 5) % row.sum()] for row in mask])
+        obs, mask, player, rewards, terminated, truncated = venv.step(actions)
+        steps.append([_digest(obs), _digest(mask), player.tolist(), rewards.tolist(), terminated.tolist()])
+    return steps
+
+
+def main(argv: list[str]) -> None:
+    if argv[0] == "compile":
+        for env_id in cardenvs.available_envs():
+            params = parameter_sets(env_id)[argv[1]]
+            cardenvs.env(env_id, **params).reset(seed=0)
+            cardenvs.vector_env(env_id, 1, **params).reset(seed=0)
+        return
+    sets = {env_id: parameter_sets(env_id) for env_id in cardenvs.available_envs()}
+    for env_id in sets:
+        cardenvs.env(env_id, **sets[env_id]["a"]).reset(seed=0)
+        cardenvs.vector_env(env_id, 1, **sets[env_id]["a"]).reset(seed=0)
+    result = {
+        f"{env_id}/{name}": {
+            "aec": aec_trajectory(env_id, sets[env_id][name]),
+            "batched": batch_trajectory(env_id, sets[env_id][name]),
+        }
+        for name in ("b", "a")
+        for env_id in sets
+    }
+    print(json.dumps(result))
+
+
+if __name__ == "__main__":
+    main(sys.argv[1:])
