@@ -27,12 +27,13 @@ os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
 
 from cardenvs.core import compile_cache
 
-# Before any kernel compiles: numba's cache must never hand one record layout's machine code to another.
+# Before any jitted function is defined (numba picks a function's cache locator when it is decorated): numba's
+# cache must never hand one record layout's machine code to another.
 compile_cache.install()
 
-from cardenvs.core.errors import IllegalActionError
-from cardenvs.core.registry import available_envs, env, get_game, raw_env, vector_env
-from cardenvs.core.rng import game_seed
+from cardenvs.core.errors import IllegalActionError  # noqa: E402
+from cardenvs.core.registry import available_envs, env, get_game, raw_env, vector_env  # noqa: E402
+from cardenvs.core.rng import game_seed  # noqa: E402
 
 __all__ = ["IllegalActionError", "available_envs", "env", "game_seed", "get_game", "raw_env", "vector_env"]
 __version__ = "0.1.0"

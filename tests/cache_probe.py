@@ -1,9 +1,9 @@
 """Run by tests/test_compile_cache.py in fresh interpreters: play fixed trajectories and print them as JSON.
 
 ``python tests/cache_probe.py compile SET`` starts every game of parameter set SET (``a`` or ``b``), which
-compiles and caches its kernels; ``python tests/cache_probe.py play`` starts set ``a`` of every game, then plays
-set ``b`` and then set ``a`` of every game (AEC and batched) and prints the trajectories. Actions are a fixed function of the
-legal mask, so a trajectory depends only on the rules that ran.
+compiles and caches its kernels; ``python tests/cache_probe.py play`` starts set ``a`` of every game, then
+plays set ``b`` and then set ``a`` of every game (AEC and batched) and prints the trajectories. Actions are a
+fixed function of the legal mask, so a trajectory depends only on the rules that ran.
 """
 
 from __future__ import annotations
@@ -64,7 +64,7 @@ def batch_trajectory(env_id: str, params: dict) -> list:
     steps = [[_digest(obs), _digest(mask), player.tolist()]]
     for count in range(BATCH_STEPS):
         actions = np.array([np.flatnonzero(row)[(count * 5) % row.sum()] for row in mask])
-        obs, mask, player, rewards, terminated, truncated = venv.step(actions)
+        obs, mask, player, rewards, terminated, _ = venv.step(actions)
         steps.append([_digest(obs), _digest(mask), player.tolist(), rewards.tolist(), terminated.tolist()])
     return steps
 
