@@ -32,7 +32,7 @@ from __future__ import annotations
 import dataclasses
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, NamedTuple
 
 import numpy as np
 
@@ -40,16 +40,39 @@ import numpy as np
 NO_PLAYER = -1
 
 
-def header_fields(num_players: int) -> list[tuple]:
+class StateField(NamedTuple):
+    """One field of a game's state record, with its encoding (the rules page's snapshot table is built from these)."""
+
+    name: str
+    dtype: Any  #: a numpy scalar type
+    shape: tuple = ()  #: () for a scalar
+    meaning: str = ""  #: what the field holds and how it is encoded
+
+
+def record_dtype(fields: Sequence[StateField]) -> np.dtype:
+    """The structured dtype of a state record with these fields, in this order."""
+    return np.dtype([(f.name, f.dtype, f.shape) if f.shape else (f.name, f.dtype) for f in fields])
+
+
+def state_fields_markdown(fields: Sequence[StateField]) -> str:
+    """The state record as a markdown table (the *Snapshot fields* table of each rules page)."""
+    rows = ["| field | type | shape | meaning |", "|---|---|---|---|"]
+    for f in fields:
+        shape = " × ".join(str(size) for size in f.shape)
+        rows.append(f"| `{f.name}` | {np.dtype(f.dtype).name} | {shape} | {f.meaning} |")
+    return "\n".join(rows)
+
+
+def header_fields(num_players: int) -> list[StateField]:
     """The fields every game's state record starts with."""
     return [
-        ("rng", np.uint64),  # SplitMix64 counter of the game's own generator
-        ("num_players", np.int32),  # seats 0..num_players-1
-        ("current_player", np.int32),  # seat to act; NO_PLAYER once the game is over
-        ("terminated", np.bool_),  # the game reached its end by the rules
-        ("truncated", np.bool_),  # the game was cut short by a step limit
-        ("step_count", np.int32),  # agent decisions taken so far in this game
-        ("rewards", np.float32, (num_players,)),  # reward of each seat produced by the last step
+        StateField("rng", np.uint64, (), "SplitMix64 counter of the game's own generator"),
+        StateField("num_players", np.int32, (), "seats 0..num_players-1"),
+        StateField("current_player", np.int32, (), "seat to act; NO_PLAYER once the game is over"),
+        StateField("terminated", np.bool_, (), "the game reached its end by the rules"),
+        StateField("truncated", np.bool_, (), "the game was cut short by a step limit"),
+        StateField("step_count", np.int32, (), "agent decisions taken so far in this game"),
+        StateField("rewards", np.float32, (num_players,), "reward of each seat produced by the last step"),
     ]
 
 
@@ -110,7 +133,7 @@ class Game:
     name: str  #: short name, e.g. ``"slabberjan"``
     version: int  #: the ``_vN`` of the env id
     params_type: type  #: a frozen dataclass; its fields are the game's parameters with their defaults
-    state_dtype: Callable[[Any], np.dtype]  #: the record layout for given parameters
+    state_fields: Callable[[Any], list[StateField]]  #: the record's fields for given parameters
     fill_params: Callable[[Any, Any], None]  #: write parameter fields into a zeroed record
     num_players: Callable[[Any], int]
     num_actions: Callable[[Any], int]
@@ -133,6 +156,10 @@ class Game:
 
         # Field names do not depend on parameter values, so the default parameters identify the game.
         register_engine(self.state_dtype(self.params_type()).names, self)
+
+    def state_dtype(self, params: Any) -> np.dtype:
+        """The record layout for ``params``."""
+        return record_dtype(self.state_fields(params))
 
     @property
     def env_id(self) -> str:

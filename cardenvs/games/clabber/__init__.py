@@ -10,7 +10,7 @@ from cardenvs.core.game import Game
 from cardenvs.games.clabber import rules
 from cardenvs.games.clabber.cards import NUM_CARDS, NUM_RANKS, SUIT_WORDS, card_id, card_name
 from cardenvs.games.clabber.observation import observation_layout, observe
-from cardenvs.games.clabber.params import CARDS_PER_HAND, NUM_PLAYERS, ClabberParams, fill_params, state_dtype
+from cardenvs.games.clabber.params import CARDS_PER_HAND, NUM_PLAYERS, ClabberParams, fill_params, state_fields
 from cardenvs.games.clabber.render import render, render_private
 
 
@@ -89,7 +89,7 @@ GAME = Game(
     name="clabber",
     version=0,
     params_type=ClabberParams,
-    state_dtype=state_dtype,
+    state_fields=state_fields,
     fill_params=fill_params,
     num_players=lambda params: NUM_PLAYERS,
     num_actions=num_actions,

@@ -6,7 +6,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from cardenvs.core.game import check_bool, check_choice, check_int, header_fields
+from cardenvs.core.game import StateField, check_bool, check_choice, check_int, header_fields
 from cardenvs.games.clabber.cards import NUM_CARDS
 
 ENV_NAME = "clabber_v0"
@@ -60,62 +60,59 @@ class ClabberParams:
             check_bool(ENV_NAME, name, getattr(self, name))
 
 
-def state_dtype(params: ClabberParams) -> np.dtype:
-    """The state record for ``params``; the comments give each field's encoding.
+def state_fields(params: ClabberParams) -> list[StateField]:
+    """The fields of the state record for ``params``, each with its encoding.
 
     Card sets are 24-bit masks (bit ``c`` = card id ``c``, see cards.py); seats are 0–3, teams 0 ({0, 2}) and 1.
     """
     n = NUM_PLAYERS
-    return np.dtype(
-        header_fields(n)
-        + [
-            # --- parameters (constant during a game)
-            ("target_score", np.int32),
-            ("single_hand", np.bool_),
-            ("fail_rule", np.int8),  # index into FAIL_RULES
-            ("tie_rule", np.int8),  # index into TIE_RULES
-            ("partner_exemption", np.bool_),
-            ("seq_tiebreak", np.int8),  # index into SEQ_TIEBREAKS
-            ("optional_declare", np.bool_),
-            ("max_hands", np.int32),
-            # --- the game
-            ("phase", np.int8),  # PHASE_BID_FIRST, PHASE_BID_SECOND, PHASE_DECLARE, PHASE_PLAY or PHASE_OVER
-            ("dealer", np.int32),  # seat of this hand's dealer
-            ("hands_dealt", np.int32),  # deals so far, thrown-in hands included
-            ("hands_played", np.int32),  # hands played out (or ended by the penalty)
-            ("scores", np.int32, (NUM_TEAMS,)),  # cumulative score per team
-            ("litige_pending", np.int32),  # makers' points of tied hands waiting for the next hand's winner
-            ("hand_total", np.int32, (NUM_TEAMS,)),  # last finished hand: card points + last trick + melds + Bell
-            ("hand_added", np.int32, (NUM_TEAMS,)),  # last finished hand: what each team added to its score
-            ("hand_trick_points", np.int32, (NUM_TEAMS,)),  # last finished hand: card points + last trick
-            ("hand_maker", np.int32),  # last finished hand: the maker's seat (-1 before the first)
-            ("penalized_seat", np.int32),  # seat whose illegal action ended the game, -1 if none
-            # --- the current hand
-            ("deck", np.int8, (NUM_CARDS,)),  # this hand's deal order: deck[i] goes to seat dealer+1+i (mod 4)
-            ("dealt", np.int32, (n,)),  # card mask dealt to each seat
-            ("hand", np.int32, (n,)),  # card mask each seat still holds
-            ("turn_up", np.int8),  # the dealer's face-up sixth card
-            ("bid_first", np.int8, (n,)),  # first bidding round: BID_NONE, BID_PASS or BID_ACCEPT
-            ("bid_second", np.int8, (n,)),  # second bidding round: BID_NONE, BID_PASS or BID_NAME
-            ("trump", np.int8),  # trump suit, NO_SUIT (-1) during bidding
-            ("maker", np.int32),  # seat that took the contract, -1 during bidding
-            ("leader", np.int32),  # seat that led the current trick
-            ("trick", np.int8, (n,)),  # cards of the current trick by position (0 = led), NO_CARD if not yet
-            ("trick_size", np.int32),  # cards played to the current trick
-            ("tricks_done", np.int32),  # tricks completed this hand
-            ("played", np.int32, (n,)),  # card mask each seat has played this hand
-            ("trick_points", np.int32, (NUM_TEAMS,)),  # card points won this hand (+10 for the last trick)
-            ("tricks_won", np.int32, (NUM_TEAMS,)),
-            ("meld_status", np.int8, (n,)),  # MELD_NOT_YET, MELD_DECLARED or MELD_SKIPPED
-            ("meld_cards", np.int32, (n,)),  # card mask of the seat's best disjoint meld set
-            ("meld_points", np.int32, (n,)),  # its points
-            ("meld_best", np.int32, (n,)),  # comparison key of its best meld (0 = none; see melds.py)
-            ("meld_winner", np.int8),  # MELDS_UNDECIDED, team 0/1, or MELDS_NOBODY (tie or no melds)
-            ("meld_score", np.int32, (NUM_TEAMS,)),  # meld points each team scores this hand
-            ("bell_holder", np.int32),  # seat dealt both the trump King and Queen, -1 if none
-            ("bell_points", np.int32, (NUM_TEAMS,)),  # 20 once the Bell is scored
-        ]
-    )
+    return header_fields(n) + [
+        # --- parameters (constant during a game)
+        StateField("target_score", np.int32, (), ""),
+        StateField("single_hand", np.bool_, (), ""),
+        StateField("fail_rule", np.int8, (), "index into FAIL_RULES"),
+        StateField("tie_rule", np.int8, (), "index into TIE_RULES"),
+        StateField("partner_exemption", np.bool_, (), ""),
+        StateField("seq_tiebreak", np.int8, (), "index into SEQ_TIEBREAKS"),
+        StateField("optional_declare", np.bool_, (), ""),
+        StateField("max_hands", np.int32, (), ""),
+        # --- the game
+        StateField("phase", np.int8, (), "PHASE_BID_FIRST, PHASE_BID_SECOND, PHASE_DECLARE, PHASE_PLAY or PHASE_OVER"),
+        StateField("dealer", np.int32, (), "seat of this hand's dealer"),
+        StateField("hands_dealt", np.int32, (), "deals so far, thrown-in hands included"),
+        StateField("hands_played", np.int32, (), "hands played out (or ended by the penalty)"),
+        StateField("scores", np.int32, (NUM_TEAMS,), "cumulative score per team"),
+        StateField("litige_pending", np.int32, (), "makers' points of tied hands waiting for the next hand's winner"),
+        StateField("hand_total", np.int32, (NUM_TEAMS,), "last finished hand: card points + last trick + melds + Bell"),
+        StateField("hand_added", np.int32, (NUM_TEAMS,), "last finished hand: what each team added to its score"),
+        StateField("hand_trick_points", np.int32, (NUM_TEAMS,), "last finished hand: card points + last trick"),
+        StateField("hand_maker", np.int32, (), "last finished hand: the maker's seat (-1 before the first)"),
+        StateField("penalized_seat", np.int32, (), "seat whose illegal action ended the game, -1 if none"),
+        # --- the current hand
+        StateField("deck", np.int8, (NUM_CARDS,), "this hand's deal order: deck[i] goes to seat dealer+1+i (mod 4)"),
+        StateField("dealt", np.int32, (n,), "card mask dealt to each seat"),
+        StateField("hand", np.int32, (n,), "card mask each seat still holds"),
+        StateField("turn_up", np.int8, (), "the dealer's face-up sixth card"),
+        StateField("bid_first", np.int8, (n,), "first bidding round: BID_NONE, BID_PASS or BID_ACCEPT"),
+        StateField("bid_second", np.int8, (n,), "second bidding round: BID_NONE, BID_PASS or BID_NAME"),
+        StateField("trump", np.int8, (), "trump suit, NO_SUIT (-1) during bidding"),
+        StateField("maker", np.int32, (), "seat that took the contract, -1 during bidding"),
+        StateField("leader", np.int32, (), "seat that led the current trick"),
+        StateField("trick", np.int8, (n,), "cards of the current trick by position (0 = led), NO_CARD if not yet"),
+        StateField("trick_size", np.int32, (), "cards played to the current trick"),
+        StateField("tricks_done", np.int32, (), "tricks completed this hand"),
+        StateField("played", np.int32, (n,), "card mask each seat has played this hand"),
+        StateField("trick_points", np.int32, (NUM_TEAMS,), "card points won this hand (+10 for the last trick)"),
+        StateField("tricks_won", np.int32, (NUM_TEAMS,), ""),
+        StateField("meld_status", np.int8, (n,), "MELD_NOT_YET, MELD_DECLARED or MELD_SKIPPED"),
+        StateField("meld_cards", np.int32, (n,), "card mask of the seat's best disjoint meld set"),
+        StateField("meld_points", np.int32, (n,), "its points"),
+        StateField("meld_best", np.int32, (n,), "comparison key of its best meld (0 = none; see melds.py)"),
+        StateField("meld_winner", np.int8, (), "MELDS_UNDECIDED, team 0/1, or MELDS_NOBODY (tie or no melds)"),
+        StateField("meld_score", np.int32, (NUM_TEAMS,), "meld points each team scores this hand"),
+        StateField("bell_holder", np.int32, (), "seat dealt both the trump King and Queen, -1 if none"),
+        StateField("bell_points", np.int32, (NUM_TEAMS,), "20 once the Bell is scored"),
+    ]
 
 
 def fill_params(record: np.record, params: ClabberParams) -> None:

@@ -1,4 +1,4 @@
-"""Clabber's rules engine: compiled functions over one state record (see params.state_dtype).
+"""Clabber's rules engine: compiled functions over one state record (see params.state_fields).
 
 Rule numbers in comments (R1…) refer to docs/rules/clabber.md.
 """

@@ -11,7 +11,7 @@ from cardenvs.games.gin_slaughtre import actions, rules
 from cardenvs.games.gin_slaughtre.actions import HAND_SIZE, NUM_ALL_ACTIONS, NUM_BASE_ACTIONS, NUM_UPCARDS, PAIR_BASE
 from cardenvs.games.gin_slaughtre.cards import NUM_CARDS, card_ids
 from cardenvs.games.gin_slaughtre.observation import observation_layout, observe
-from cardenvs.games.gin_slaughtre.params import NUM_PLAYERS, GinSlaughtreParams, fill_params, state_dtype
+from cardenvs.games.gin_slaughtre.params import NUM_PLAYERS, GinSlaughtreParams, fill_params, state_fields
 from cardenvs.games.gin_slaughtre.render import render, render_private
 
 DEAL_KEYS = ("dealer", "deck", "hands", "upcards", "downcards", "stock")
@@ -86,7 +86,7 @@ GAME = Game(
     name="gin_slaughtre",
     version=0,
     params_type=GinSlaughtreParams,
-    state_dtype=state_dtype,
+    state_fields=state_fields,
     fill_params=fill_params,
     num_players=lambda params: NUM_PLAYERS,
     num_actions=num_actions,

@@ -6,7 +6,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from cardenvs.core.game import check_bool, check_choice, check_int, header_fields
+from cardenvs.core.game import StateField, check_bool, check_choice, check_int, header_fields
 from cardenvs.games.gin_slaughtre.actions import MAX_DOWNCARDS
 from cardenvs.games.gin_slaughtre.cards import NUM_CARDS
 
@@ -64,44 +64,41 @@ class GinSlaughtreParams:
         check_int(ENV_NAME, "max_turns", self.max_turns, 1, MAX_TURNS_LIMIT)
 
 
-def state_dtype(params: GinSlaughtreParams) -> np.dtype:
-    """The state record for ``params``; the comments give each field's encoding."""
+def state_fields(params: GinSlaughtreParams) -> list[StateField]:
+    """The fields of the state record for ``params``, each with its encoding."""
     n = NUM_PLAYERS
     slots = max(1, params.num_downcards)  # one unused slot keeps the field non-empty without downcards
-    return np.dtype(
-        header_fields(n)
-        + [
-            # --- parameters (constant during a game)
-            ("min_set_size", np.int32),  # 2 or 3
-            ("stack_effects", np.bool_),
-            ("num_downcards", np.int32),  # 0 or 3
-            ("red5_rule", np.int8),  # index into RED5_RULES
-            ("joker_consumes_turn", np.bool_),
-            ("quartet_rule", np.int8),  # index into QUARTET_RULES
-            ("starter_rule", np.int8),  # index into STARTER_RULES
-            ("max_turns", np.int32),
-            # --- game
-            ("phase", np.int8),  # PHASE_ARRANGE, PHASE_PLAY or PHASE_OVER
-            ("dealer", np.int32),  # seat of the dealer; the other seat is on its left
-            ("location", np.int8, (NUM_CARDS,)),  # per card id: LOC_STOCK, LOC_PILE, LOC_BURNT, LOC_HAND+seat,
-            #                                       LOC_UP+seat or LOC_DOWN+seat
-            ("stock", np.int8, (NUM_CARDS,)),  # card ids; stock[stock_size - 1] is drawn next
-            ("stock_size", np.int32),
-            ("pile", np.int8, (NUM_CARDS,)),  # card ids bottom to top; pile[pile_size - 1] is the top card
-            ("pile_size", np.int32),
-            ("burnt_count", np.int32),  # cards burnt (out of the game)
-            ("hand_count", np.int32, (n,)),  # hand cards per seat
-            ("up_count", np.int32, (n,)),  # upcards per seat
-            ("down_count", np.int32, (n,)),  # downcards per seat (num_downcards=3 only)
-            ("downcards", np.int8, (n, slots)),  # card id face down in each slot, NO_CARD once turned over
-            ("known", np.uint8, (NUM_CARDS,)),  # 1: this hand card is public (taken with the pile, the starter
-            #                                     card, a dealt upcard moved to the hand, a failed downcard)
-            ("restricted", np.bool_),  # the player to act must play 5 or lower (red 5), for one action
-            ("pending_arrangement", np.int32, (n,)),  # ARRANGE action chosen, -1 before; hidden until both chose
-            ("starter_card", np.int8),  # the card that decided who starts (NO_CARD with left_of_dealer)
-            ("winner", np.int32),  # seat that shed all its cards, -1 if none (yet)
-        ]
-    )
+    return header_fields(n) + [
+        # --- parameters (constant during a game)
+        StateField("min_set_size", np.int32, (), "2 or 3"),
+        StateField("stack_effects", np.bool_, (), ""),
+        StateField("num_downcards", np.int32, (), "0 or 3"),
+        StateField("red5_rule", np.int8, (), "index into RED5_RULES"),
+        StateField("joker_consumes_turn", np.bool_, (), ""),
+        StateField("quartet_rule", np.int8, (), "index into QUARTET_RULES"),
+        StateField("starter_rule", np.int8, (), "index into STARTER_RULES"),
+        StateField("max_turns", np.int32, (), ""),
+        # --- game
+        StateField("phase", np.int8, (), "PHASE_ARRANGE, PHASE_PLAY or PHASE_OVER"),
+        StateField("dealer", np.int32, (), "seat of the dealer; the other seat is on its left"),
+        StateField("location", np.int8, (NUM_CARDS,), "per card id: LOC_STOCK, LOC_PILE, LOC_BURNT, LOC_HAND+seat,"),
+        #                                       LOC_UP+seat or LOC_DOWN+seat
+        StateField("stock", np.int8, (NUM_CARDS,), "card ids; stock[stock_size - 1] is drawn next"),
+        StateField("stock_size", np.int32, (), ""),
+        StateField("pile", np.int8, (NUM_CARDS,), "card ids bottom to top; pile[pile_size - 1] is the top card"),
+        StateField("pile_size", np.int32, (), ""),
+        StateField("burnt_count", np.int32, (), "cards burnt (out of the game)"),
+        StateField("hand_count", np.int32, (n,), "hand cards per seat"),
+        StateField("up_count", np.int32, (n,), "upcards per seat"),
+        StateField("down_count", np.int32, (n,), "downcards per seat (num_downcards=3 only)"),
+        StateField("downcards", np.int8, (n, slots), "card id face down in each slot, NO_CARD once turned over"),
+        StateField("known", np.uint8, (NUM_CARDS,), "1: this hand card is public (taken with the pile, the starter"),
+        #                                     card, a dealt upcard moved to the hand, a failed downcard)
+        StateField("restricted", np.bool_, (), "the player to act must play 5 or lower (red 5), for one action"),
+        StateField("pending_arrangement", np.int32, (n,), "ARRANGE action chosen, -1 before; hidden until both chose"),
+        StateField("starter_card", np.int8, (), "the card that decided who starts (NO_CARD with left_of_dealer)"),
+        StateField("winner", np.int32, (), "seat that shed all its cards, -1 if none (yet)"),
+    ]
 
 
 def fill_params(record: np.record, params: GinSlaughtreParams) -> None:

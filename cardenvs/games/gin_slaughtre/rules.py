@@ -1,4 +1,4 @@
-"""Gin Slaughtre's rules engine: compiled functions over one state record (see params.state_dtype).
+"""Gin Slaughtre's rules engine: compiled functions over one state record (see params.state_fields).
 
 Rule numbers in comments (R1…) refer to docs/rules/gin_slaughtre.md.
 """

@@ -9,7 +9,7 @@ import numpy as np
 from cardenvs.core.game import Game
 from cardenvs.games.slabberjan import rules
 from cardenvs.games.slabberjan.observation import observation_layout, observe
-from cardenvs.games.slabberjan.params import NUM_KINDS, NUM_PIECES, SlabberjanParams, fill_params, state_dtype
+from cardenvs.games.slabberjan.params import NUM_KINDS, NUM_PIECES, SlabberjanParams, fill_params, state_fields
 from cardenvs.games.slabberjan.pieces import kind_id
 from cardenvs.games.slabberjan.render import render, render_private
 
@@ -72,7 +72,7 @@ GAME = Game(
     name="slabberjan",
     version=0,
     params_type=SlabberjanParams,
-    state_dtype=state_dtype,
+    state_fields=state_fields,
     fill_params=fill_params,
     num_players=lambda params: params.num_players,
     num_actions=num_actions,

@@ -6,7 +6,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from cardenvs.core.game import check_bool, check_choice, check_int, header_fields
+from cardenvs.core.game import StateField, check_bool, check_choice, check_int, header_fields
 from cardenvs.games.slabberjan.pieces import CHAMBER_POT, KIND_NAMES, SCARY_FACE
 
 ENV_NAME = "slabberjan_v0"
@@ -63,43 +63,40 @@ class SlabberjanParams:
             check_bool(ENV_NAME, name, getattr(self, name))
 
 
-def state_dtype(params: SlabberjanParams) -> np.dtype:
-    """The state record for ``params``; the comments give each field's encoding."""
+def state_fields(params: SlabberjanParams) -> list[StateField]:
+    """The fields of the state record for ``params``, each with its encoding."""
     n = params.num_players
-    return np.dtype(
-        header_fields(n)
-        + [
-            # --- parameters (constant during a game)
-            ("start_chips", np.int32),
-            ("forced_swap", np.bool_),
-            ("bird_attempter_pays", np.bool_),
-            ("dealer_may_swap_left", np.bool_),
-            ("bag_matador_rule", np.int8),  # index into BAG_MATADOR_RULES
-            ("fool_knocks", np.bool_),
-            ("reward_scheme", np.int8),  # index into REWARD_SCHEMES
-            ("rank_of", np.int8, (NUM_KINDS,)),  # showdown rank of each piece kind (from low_order)
-            # --- game
-            ("phase", np.int8),  # PHASE_TURNS, PHASE_DEALER or PHASE_OVER
-            ("round_number", np.int32),  # rounds started, redeals included
-            ("dealer", np.int32),  # seat of this round's dealer
-            ("chips", np.int32, (n,)),  # chips each seat holds
-            ("pot", np.int32),  # chips paid to the centre
-            ("in_game", np.uint8, (n,)),  # still in (not eliminated)
-            ("owes", np.uint8, (n,)),  # had to pay with no chips: eliminated at the end of this round
-            ("out_order", np.int32, (n,)),  # 0 while in; k when in the k-th group of eliminations
-            ("piece", np.int8, (n,)),  # piece kind held (NO_PIECE once eliminated)
-            ("original", np.int8, (n,)),  # piece kind dealt this round
-            ("bag", np.int8, (NUM_PIECES,)),  # piece kinds in the bag; bag[bag_size - 1] is drawn next
-            ("bag_size", np.int32),
-            ("set_aside", np.int8, (NUM_KINDS,)),  # face-up pieces set aside this round, count per kind
-            ("acted", np.int8, (n,)),  # this round: ACT_NONE, ACT_STOOD, ACT_SWAPPED or ACT_BAGGED
-            ("announced", np.int8, (n,)),  # this round's matador announcement: NO_PIECE or the matador kind
-            ("fool_knocked", np.uint8, (n,)),  # dealt a Fool this round and knocked (fool_knocks only)
-            ("known", np.int8, (n, n)),  # known[v, s]: the last kind v knows s to hold, NO_PIECE if unknown
-            ("shown", np.int8, (n,)),  # kinds revealed at the last showdown, NO_PIECE before the first
-            ("paid", np.uint8, (n,)),  # paid (or owed) at the last showdown
-        ]
-    )
+    return header_fields(n) + [
+        # --- parameters (constant during a game)
+        StateField("start_chips", np.int32, (), ""),
+        StateField("forced_swap", np.bool_, (), ""),
+        StateField("bird_attempter_pays", np.bool_, (), ""),
+        StateField("dealer_may_swap_left", np.bool_, (), ""),
+        StateField("bag_matador_rule", np.int8, (), "index into BAG_MATADOR_RULES"),
+        StateField("fool_knocks", np.bool_, (), ""),
+        StateField("reward_scheme", np.int8, (), "index into REWARD_SCHEMES"),
+        StateField("rank_of", np.int8, (NUM_KINDS,), "showdown rank of each piece kind (from low_order)"),
+        # --- game
+        StateField("phase", np.int8, (), "PHASE_TURNS, PHASE_DEALER or PHASE_OVER"),
+        StateField("round_number", np.int32, (), "rounds started, redeals included"),
+        StateField("dealer", np.int32, (), "seat of this round's dealer"),
+        StateField("chips", np.int32, (n,), "chips each seat holds"),
+        StateField("pot", np.int32, (), "chips paid to the centre"),
+        StateField("in_game", np.uint8, (n,), "still in (not eliminated)"),
+        StateField("owes", np.uint8, (n,), "had to pay with no chips: eliminated at the end of this round"),
+        StateField("out_order", np.int32, (n,), "0 while in; k when in the k-th group of eliminations"),
+        StateField("piece", np.int8, (n,), "piece kind held (NO_PIECE once eliminated)"),
+        StateField("original", np.int8, (n,), "piece kind dealt this round"),
+        StateField("bag", np.int8, (NUM_PIECES,), "piece kinds in the bag; bag[bag_size - 1] is drawn next"),
+        StateField("bag_size", np.int32, (), ""),
+        StateField("set_aside", np.int8, (NUM_KINDS,), "face-up pieces set aside this round, count per kind"),
+        StateField("acted", np.int8, (n,), "this round: ACT_NONE, ACT_STOOD, ACT_SWAPPED or ACT_BAGGED"),
+        StateField("announced", np.int8, (n,), "this round's matador announcement: NO_PIECE or the matador kind"),
+        StateField("fool_knocked", np.uint8, (n,), "dealt a Fool this round and knocked (fool_knocks only)"),
+        StateField("known", np.int8, (n, n), "known[v, s]: the last kind v knows s to hold, NO_PIECE if unknown"),
+        StateField("shown", np.int8, (n,), "kinds revealed at the last showdown, NO_PIECE before the first"),
+        StateField("paid", np.uint8, (n,), "paid (or owed) at the last showdown"),
+    ]
 
 
 def rank_table(low_order: str) -> np.ndarray:

@@ -10,7 +10,7 @@ from cardenvs.core.game import Game
 from cardenvs.games.slap import rules
 from cardenvs.games.slap.cards import MAX_CARDS, NO_CARD, card_id
 from cardenvs.games.slap.observation import observation_layout, observe
-from cardenvs.games.slap.params import PARAM_FIELDS, SlapParams, fill_params, state_dtype
+from cardenvs.games.slap.params import PARAM_FIELDS, SlapParams, fill_params, state_fields
 from cardenvs.games.slap.render import render
 
 ACTION_NAMES = ("pass", "slap", "play")
@@ -85,7 +85,7 @@ GAME = Game(
     name="slap",
     version=0,
     params_type=SlapParams,
-    state_dtype=state_dtype,
+    state_fields=state_fields,
     fill_params=fill_params,
     num_players=lambda params: params.num_players,
     num_actions=num_actions,

@@ -6,7 +6,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from cardenvs.core.game import check_bool, check_choice, check_int, header_fields
+from cardenvs.core.game import StateField, check_bool, check_choice, check_int, header_fields
 from cardenvs.games.slap.cards import ACE, JACK, KING, MAX_CARDS, NUM_FRENCH_CARDS, NUM_JOKERS, NUM_RANK_IDS, QUEEN
 
 ENV_NAME = "slap_v0"
@@ -92,68 +92,75 @@ class SlapParams:
         return tuple(bool(getattr(self, f"slap_{rule}")) for rule in SLAP_RULES)
 
 
-def state_dtype(params: SlapParams) -> np.dtype:
-    """The state record for ``params``; the comments give each field's encoding.
+def state_fields(params: SlapParams) -> list[StateField]:
+    """The fields of the state record for ``params``, each with its encoding.
 
     Stacks and the pile are ring buffers of capacity MAX_CARDS (54), so taking the top card, adding cards at
     the bottom and burning under the pile never move other cards.
     """
     n = params.num_players
-    return np.dtype(
-        header_fields(n)
-        + [
-            # --- parameters (constant during a game)
-            ("deck_size", np.int32),  # 52, or 54 with jokers
-            ("drop_remainder", np.bool_),
-            ("chances_of_rank", np.int32, (NUM_RANK_IDS,)),  # chances a card of each rank gives (0: number card)
-            ("penalty", np.int32),  # cards burnt per wrong slap
-            ("slap_rule_on", np.uint8, (len(SLAP_RULES),)),  # on/off per rule, in SLAP_RULES order
-            ("slap_tiebreak", np.int8),  # index into SLAP_TIEBREAKS
-            ("window_mode", np.int8),  # index into WINDOW_MODES
-            ("expose_play_action", np.bool_),
-            ("reward_scheme", np.int8),  # index into REWARD_SCHEMES
-            ("max_cards_played", np.int32),
-            # --- the deal (chance outcomes, kept for replays)
-            ("dealer", np.int32),  # seat of the dealer; its left neighbour deals first and plays first
-            ("deck", np.int8, (MAX_CARDS,)),  # the shuffled pack in dealing order (NO_CARD past deck_size)
-            ("in_play", np.uint8, (MAX_CARDS,)),  # card id is in the game (dealt; not dropped)
-            ("cards_in_play", np.int32),  # how many cards are in the game
-            # --- the table
-            ("phase", np.int8),  # PHASE_WINDOW, PHASE_PLAY or PHASE_OVER
-            ("stack", np.int8, (n, MAX_CARDS)),  # each seat's face-down stack, a ring buffer of card ids
-            ("stack_top", np.int32, (n,)),  # ring index of the seat's top card
-            ("stack_size", np.int32, (n,)),  # cards in the seat's stack
-            ("eliminated", np.uint8, (n,)),  # out for good (a wrong slap while holding no cards)
-            ("pile", np.int8, (MAX_CARDS,)),  # the centre pile, a ring buffer: pile_bottom is its lowest card
-            ("pile_bottom", np.int32),  # ring index of the pile's bottom card
-            ("pile_size", np.int32),  # all cards in the pile, face down ones included
-            ("face_up", np.int32),  # the top face_up cards of the pile are face up; the rest were burnt
-            ("slap_matches", np.int32),  # bit r set: active rule SLAP_RULES[r] matches the pile (never observed)
-            ("to_play", np.int32),  # seat that plays the next card
-            ("played_last", np.int32),  # seat that played the pile's top card (NO_PLAYER when none)
-            ("challenger", np.int32),  # seat whose face card is being answered (NO_PLAYER when none)
-            ("payer", np.int32),  # seat answering the challenge (NO_PLAYER when none)
-            ("chances_left", np.int32),  # cards the payer may still play to find a face card
-            ("cards_played", np.int32),  # cards played onto the pile this game
-            # --- the slap window (choices are secret until the window is resolved)
-            ("window_order", np.int32, (n,)),  # seats asked in this window, in asking order
-            ("window_size", np.int32),  # seats asked in this window
-            ("window_index", np.int32),  # position in window_order of the seat being asked
-            ("slap_choice", np.uint8, (n,)),  # this window's choices (SLAP = True); hidden until resolution
-            # --- the last resolved window (public once resolved)
-            ("last_slapped", np.uint8, (n,)),  # who slapped in the last resolved window
-            ("last_winner", np.int32),  # who won the pile by a slap in it (NO_PLAYER when nobody)
-            ("reaction_time", np.float32, (n,)),  # reaction_noise draws of its correct slappers (0 otherwise)
-            ("burnt_total", np.int32),  # cards burnt by wrong slaps this game
-        ]
-    )
+    return header_fields(n) + [
+        # --- parameters (constant during a game)
+        StateField("deck_size", np.int32, (), "52, or 54 with jokers"),
+        StateField("drop_remainder", np.bool_, (), ""),
+        StateField("chances_of_rank", np.int32, (NUM_RANK_IDS,), "chances a card of each rank gives (0: number card)"),
+        StateField("penalty", np.int32, (), "cards burnt per wrong slap"),
+        StateField("slap_rule_on", np.uint8, (len(SLAP_RULES),), "on/off per rule, in SLAP_RULES order"),
+        StateField("slap_tiebreak", np.int8, (), "index into SLAP_TIEBREAKS"),
+        StateField("window_mode", np.int8, (), "index into WINDOW_MODES"),
+        StateField("expose_play_action", np.bool_, (), ""),
+        StateField("reward_scheme", np.int8, (), "index into REWARD_SCHEMES"),
+        StateField("max_cards_played", np.int32, (), ""),
+        # --- the deal (chance outcomes, kept for replays)
+        StateField("dealer", np.int32, (), "seat of the dealer; its left neighbour deals first and plays first"),
+        StateField("deck", np.int8, (MAX_CARDS,), "the shuffled pack in dealing order (NO_CARD past deck_size)"),
+        StateField("in_play", np.uint8, (MAX_CARDS,), "card id is in the game (dealt; not dropped)"),
+        StateField("cards_in_play", np.int32, (), "how many cards are in the game"),
+        # --- the table
+        StateField("phase", np.int8, (), "PHASE_WINDOW, PHASE_PLAY or PHASE_OVER"),
+        StateField("stack", np.int8, (n, MAX_CARDS), "each seat's face-down stack, a ring buffer of card ids"),
+        StateField("stack_top", np.int32, (n,), "ring index of the seat's top card"),
+        StateField("stack_size", np.int32, (n,), "cards in the seat's stack"),
+        StateField("eliminated", np.uint8, (n,), "out for good (a wrong slap while holding no cards)"),
+        StateField("pile", np.int8, (MAX_CARDS,), "the centre pile, a ring buffer: pile_bottom is its lowest card"),
+        StateField("pile_bottom", np.int32, (), "ring index of the pile's bottom card"),
+        StateField("pile_size", np.int32, (), "all cards in the pile, face down ones included"),
+        StateField("face_up", np.int32, (), "the top face_up cards of the pile are face up; the rest were burnt"),
+        StateField(
+            "slap_matches", np.int32, (), "bit r set: active rule SLAP_RULES[r] matches the pile (never observed)"
+        ),
+        StateField("to_play", np.int32, (), "seat that plays the next card"),
+        StateField("played_last", np.int32, (), "seat that played the pile's top card (NO_PLAYER when none)"),
+        StateField("challenger", np.int32, (), "seat whose face card is being answered (NO_PLAYER when none)"),
+        StateField("payer", np.int32, (), "seat answering the challenge (NO_PLAYER when none)"),
+        StateField("chances_left", np.int32, (), "cards the payer may still play to find a face card"),
+        StateField("cards_played", np.int32, (), "cards played onto the pile this game"),
+        # --- the slap window (choices are secret until the window is resolved)
+        StateField("window_order", np.int32, (n,), "seats asked in this window, in asking order"),
+        StateField("window_size", np.int32, (), "seats asked in this window"),
+        StateField("window_index", np.int32, (), "position in window_order of the seat being asked"),
+        StateField("slap_choice", np.uint8, (n,), "this window's choices (SLAP = True); hidden until resolution"),
+        # --- the last resolved window (public once resolved)
+        StateField("last_slapped", np.uint8, (n,), "who slapped in the last resolved window"),
+        StateField("last_winner", np.int32, (), "who won the pile by a slap in it (NO_PLAYER when nobody)"),
+        StateField("reaction_time", np.float32, (n,), "reaction_noise draws of its correct slappers (0 otherwise)"),
+        StateField("burnt_total", np.int32, (), "cards burnt by wrong slaps this game"),
+    ]
 
 
 #: fields written by fill_params (constant during a game); every other field but ``rng`` and ``num_players``
 #: belongs to the game in progress.
 PARAM_FIELDS = (
-    "deck_size", "drop_remainder", "chances_of_rank", "penalty", "slap_rule_on", "slap_tiebreak", "window_mode",
-    "expose_play_action", "reward_scheme", "max_cards_played",
+    "deck_size",
+    "drop_remainder",
+    "chances_of_rank",
+    "penalty",
+    "slap_rule_on",
+    "slap_tiebreak",
+    "window_mode",
+    "expose_play_action",
+    "reward_scheme",
+    "max_cards_played",
 )
 
 

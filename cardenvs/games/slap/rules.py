@@ -1,4 +1,4 @@
-"""Slap's rules engine: compiled functions over one state record (see params.state_dtype).
+"""Slap's rules engine: compiled functions over one state record (see params.state_fields).
 
 Rule numbers in comments (R1…) refer to docs/rules/slap.md. Card plays are automatic; the only decisions are
 the hidden SLAP/PASS choices of each slap window (and PLAY with ``expose_play_action``).

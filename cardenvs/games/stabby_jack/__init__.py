@@ -6,7 +6,7 @@ Rules: docs/rules/stabby_jack.md.
 from cardenvs.core.game import Game
 from cardenvs.games.stabby_jack import rules
 from cardenvs.games.stabby_jack.observation import observation_layout, observe
-from cardenvs.games.stabby_jack.params import StabbyJackParams, fill_params, state_dtype
+from cardenvs.games.stabby_jack.params import StabbyJackParams, fill_params, state_fields
 from cardenvs.games.stabby_jack.render import action_name, render
 from cardenvs.games.stabby_jack.setup import apply_deal, check_invariants
 
@@ -14,7 +14,7 @@ GAME = Game(
     name="stabby_jack",
     version=0,
     params_type=StabbyJackParams,
-    state_dtype=state_dtype,
+    state_fields=state_fields,
     fill_params=fill_params,
     num_players=lambda params: params.num_players,
     num_actions=rules.num_actions,

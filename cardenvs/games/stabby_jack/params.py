@@ -6,7 +6,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from cardenvs.core.game import check_bool, check_choice, check_int, header_fields
+from cardenvs.core.game import StateField, check_bool, check_choice, check_int, header_fields
 from cardenvs.games.stabby_jack.cards import (
     CARDS_PER_DECK,
     JOKERS_PER_DECK,
@@ -85,52 +85,49 @@ def xp_row_capacity(params: StabbyJackParams) -> int:
     return num_decks(params) * (NUMBERED_PER_DECK + MONSTER_MONARCHS_PER_DECK)
 
 
-def state_dtype(params: StabbyJackParams) -> np.dtype:
-    """The state record for ``params``; the comments give each field's encoding (cards are kinds, see cards.py)."""
+def state_fields(params: StabbyJackParams) -> list[StateField]:
+    """The fields of the state record for ``params``, each with its encoding (cards are kinds, see cards.py)."""
     n = params.num_players
     cards = total_cards(params)
-    return np.dtype(
-        header_fields(n)
-        + [
-            # --- parameters (constant during a game)
-            ("max_players", np.int32),  # seats the spaces are sized for (params.seats())
-            ("num_decks", np.int32),  # ⌈num_players / 2⌉
-            ("total_cards", np.int32),  # cards of all decks together
-            ("jokers", np.bool_),
-            ("level_up_is_action", np.bool_),
-            ("level_up_payment", np.int8),  # index into LEVEL_UP_PAYMENTS
-            ("win_uses_max_hp", np.bool_),
-            ("max_turns", np.int32),
-            # --- game
-            ("phase", np.int8),  # PHASE_MAIN … PHASE_OVER (rules.py)
-            ("dealer", np.int32),  # seat of the dealer; the seat on its left plays first
-            ("turn_count", np.int32),  # turns completed
-            ("deck", np.int16, (cards,)),  # draw pile: card kinds, deck[deck_size - 1] is drawn next
-            ("deck_size", np.int32),
-            ("deck_counts", np.int16, (NUM_KINDS,)),  # how many of each kind the draw pile holds (public)
-            ("discard", np.int16, (cards,)),  # discard pile: card kinds, discard[discard_size - 1] on top
-            ("discard_size", np.int32),
-            ("reshuffles", np.int32),  # times the discard pile became the draw pile
-            ("pending", np.int16),  # the drawn card waiting for a decision (NO_CARD if none)
-            ("stats", np.int16, (n, MAX_STATS)),  # each seat's Stats row, slot order; NO_CARD past stats_count
-            ("stats_count", np.int32, (n,)),  # 4…8
-            ("xp_row", np.int16, (n, xp_row_capacity(params))),  # won cards, oldest first; NO_CARD past xp_count
-            ("xp_count", np.int32, (n,)),
-            ("damage", np.int32, (n,)),  # damage markers (always below hit_points between turns)
-            ("hit_points", np.int32, (n,)),  # Σ Hearts, or 1 with no Heart
-            ("magic", np.int32, (n,)),  # Σ Diamonds
-            ("attack", np.int32, (n,)),  # Σ Spades
-            ("luck", np.int32, (n,)),  # Σ Clubs
-            ("xp", np.int32, (n,)),  # Σ XP row (monster 1, Monarch 2)
-            ("xp_monarchs", np.int32, (n,)),  # Monarchs in the XP row
-            ("deaths", np.int32, (n,)),  # times each seat died and was reborn
-            ("died_this_turn", np.bool_),  # the player to act died during this turn (ends it)
-            ("gain_from_level_up", np.bool_),  # PHASE_GAIN_FULL came from a Level Up (the turn may go on)
-            ("level_up_paid", np.int32),  # XP paid so far in PHASE_PAY
-            ("ace_own_slot", np.int32),  # PHASE_ACE_TARGET: the drawer's chosen Stats slot; -1 otherwise
-            ("winner", np.int32),  # the seat that won, NO_PLAYER otherwise
-        ]
-    )
+    return header_fields(n) + [
+        # --- parameters (constant during a game)
+        StateField("max_players", np.int32, (), "seats the spaces are sized for (params.seats())"),
+        StateField("num_decks", np.int32, (), "⌈num_players / 2⌉"),
+        StateField("total_cards", np.int32, (), "cards of all decks together"),
+        StateField("jokers", np.bool_, (), ""),
+        StateField("level_up_is_action", np.bool_, (), ""),
+        StateField("level_up_payment", np.int8, (), "index into LEVEL_UP_PAYMENTS"),
+        StateField("win_uses_max_hp", np.bool_, (), ""),
+        StateField("max_turns", np.int32, (), ""),
+        # --- game
+        StateField("phase", np.int8, (), "PHASE_MAIN … PHASE_OVER (rules.py)"),
+        StateField("dealer", np.int32, (), "seat of the dealer; the seat on its left plays first"),
+        StateField("turn_count", np.int32, (), "turns completed"),
+        StateField("deck", np.int16, (cards,), "draw pile: card kinds, deck[deck_size - 1] is drawn next"),
+        StateField("deck_size", np.int32, (), ""),
+        StateField("deck_counts", np.int16, (NUM_KINDS,), "how many of each kind the draw pile holds (public)"),
+        StateField("discard", np.int16, (cards,), "discard pile: card kinds, discard[discard_size - 1] on top"),
+        StateField("discard_size", np.int32, (), ""),
+        StateField("reshuffles", np.int32, (), "times the discard pile became the draw pile"),
+        StateField("pending", np.int16, (), "the drawn card waiting for a decision (NO_CARD if none)"),
+        StateField("stats", np.int16, (n, MAX_STATS), "each seat's Stats row, slot order; NO_CARD past stats_count"),
+        StateField("stats_count", np.int32, (n,), "4…8"),
+        StateField("xp_row", np.int16, (n, xp_row_capacity(params)), "won cards, oldest first; NO_CARD past xp_count"),
+        StateField("xp_count", np.int32, (n,), ""),
+        StateField("damage", np.int32, (n,), "damage markers (always below hit_points between turns)"),
+        StateField("hit_points", np.int32, (n,), "Σ Hearts, or 1 with no Heart"),
+        StateField("magic", np.int32, (n,), "Σ Diamonds"),
+        StateField("attack", np.int32, (n,), "Σ Spades"),
+        StateField("luck", np.int32, (n,), "Σ Clubs"),
+        StateField("xp", np.int32, (n,), "Σ XP row (monster 1, Monarch 2)"),
+        StateField("xp_monarchs", np.int32, (n,), "Monarchs in the XP row"),
+        StateField("deaths", np.int32, (n,), "times each seat died and was reborn"),
+        StateField("died_this_turn", np.bool_, (), "the player to act died during this turn (ends it)"),
+        StateField("gain_from_level_up", np.bool_, (), "PHASE_GAIN_FULL came from a Level Up (the turn may go on)"),
+        StateField("level_up_paid", np.int32, (), "XP paid so far in PHASE_PAY"),
+        StateField("ace_own_slot", np.int32, (), "PHASE_ACE_TARGET: the drawer's chosen Stats slot; -1 otherwise"),
+        StateField("winner", np.int32, (), "the seat that won, NO_PLAYER otherwise"),
+    ]
 
 
 def fill_params(record: np.record, params: StabbyJackParams) -> None:
@@ -148,6 +145,13 @@ def fill_params(record: np.record, params: StabbyJackParams) -> None:
 
 #: record fields written by fill_params (kept by apply_deal)
 PARAMETER_FIELDS = (
-    "num_players", "max_players", "num_decks", "total_cards", "jokers", "level_up_is_action",
-    "level_up_payment", "win_uses_max_hp", "max_turns",
+    "num_players",
+    "max_players",
+    "num_decks",
+    "total_cards",
+    "jokers",
+    "level_up_is_action",
+    "level_up_payment",
+    "win_uses_max_hp",
+    "max_turns",
 )

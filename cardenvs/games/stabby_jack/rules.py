@@ -1,4 +1,4 @@
-"""Stabby Jack's rules engine: compiled functions over one state record (see params.state_dtype).
+"""Stabby Jack's rules engine: compiled functions over one state record (see params.state_fields).
 
 Rule numbers in comments (R1…) refer to docs/rules/stabby_jack.md.
 """
