@@ -22,7 +22,8 @@ Engine protocol (all ``@njit(cache=True)``, each taking one state record ``state
     Apply the game's penalty for an illegal action by ``player`` (used with ``illegal_action="penalize"``).
 
 Text (plain Python): ``render(state, params)`` is the public table; ``render_private(state, params, player)``
-adds what only ``player`` sees (``""`` where a game has no private information), for a person at that seat.
+adds what only ``player`` sees (``""`` where a game has no private information), for a person at that seat;
+``describe_step(before, after, params)`` names what a step did beyond the action itself (a burn, an extra turn).
 
 Every record starts with the shared header of :func:`header_fields`.
 """
@@ -126,6 +127,11 @@ def no_private_view(state: Any, params: Any, player: int) -> str:
     return ""
 
 
+def no_events(before: Any, after: Any, params: Any) -> list[str]:
+    """The events of a game that announces none beyond the action taken."""
+    return []
+
+
 @dataclass(frozen=True)
 class Game:
     """Everything the front ends need from one game. Built once per game module."""
@@ -150,6 +156,9 @@ class Game:
     penalize: Callable
     #: what only ``player`` sees (own hand, own piece, known cards) as text; the default shows nothing private
     render_private: Callable[[Any, Any, int], str] = no_private_view
+    #: public events of one step worth announcing to a person (a burnt pile, an extra turn), one line each, from
+    #: copies of the record before and after the step
+    describe_step: Callable[[Any, Any, Any], list[str]] = no_events
 
     def __post_init__(self) -> None:
         from cardenvs.core.dispatch import register_engine
