@@ -13,10 +13,10 @@ from numba import njit
 
 from cardenvs.games.clabber.cards import ACE, JACK, KING, NINE, NUM_RANKS, NUM_SUITS, QUEEN, TEN
 
-# Meld categories, low to high (the seed's order read bottom up).
+# Meld categories, low to high (rule:meld_ranking read bottom up).
 SEQ_THREE = 0
 SEQ_FOUR = 1
-SEQ_FIVE_PLUS = 2  # a 6-card sequence is one 5+ sequence (RULINGS §6.1)
+SEQ_FIVE_PLUS = 2  # rule:meld_values: a 6-card sequence is one 5+ sequence, worth 100
 FOUR_QUEENS = 3
 FOUR_KINGS = 4
 FOUR_TENS = 5
@@ -88,7 +88,7 @@ def meld_key(candidate, trump, seq_tiebreak):
 
 @njit(cache=True)
 def _better(points, key, cards, best_points, best_key, best_cards):
-    """RULINGS §6.2: more points, then the higher best meld, then more cards."""
+    """rule:meld_declaring: the better set has more points, then the higher best meld, then more cards."""
     if points != best_points:
         return points > best_points
     if key != best_key:

@@ -1,6 +1,6 @@
 """Clabber's rules engine: compiled functions over one state record (see params.state_fields).
 
-Rule numbers in comments (R1…) refer to docs/rules/clabber.md.
+Comments cite the rules of docs/rules/clabber.md by their slugs (``rule:<slug>``).
 """
 
 from __future__ import annotations
@@ -92,7 +92,7 @@ def suit_bits(suit):
 
 @njit(cache=True)
 def card_points(card, trump):
-    """R6: a card's points, which depend on whether it is a trump."""
+    """rule:card_order: a card's points, which depend on whether it is a trump."""
     rank = card % NUM_RANKS
     if card // NUM_RANKS == trump:
         return TRUMP_POINTS[rank]
@@ -101,7 +101,7 @@ def card_points(card, trump):
 
 @njit(cache=True)
 def beats(card, best, trump):
-    """R13: does ``card`` beat ``best``, the card winning the trick so far?"""
+    """rule:trick_winner: does ``card`` beat ``best``, the card winning the trick so far?"""
     suit = card // NUM_RANKS
     best_suit = best // NUM_RANKS
     if suit == best_suit:
@@ -123,7 +123,7 @@ def winning_position(state):
 
 @njit(cache=True)
 def legal_cards(state, player):
-    """R12: the card mask ``player`` may play to the current trick."""
+    """rule:follow_suit, rule:must_trump, rule:must_overtrump, rule:free_discard: the cards ``player`` may play."""
     held = np.int64(state.hand[player])
     if state.trick_size == 0:
         return held
@@ -133,7 +133,7 @@ def legal_cards(state, player):
         following = held & suit_bits(led)
         if following:
             return following
-        if state.partner_exemption:  # R12 variant: the partner is winning, so any card will do
+        if state.partner_exemption:  # rule:partner_exemption: the partner is winning, so any card will do
             winner = (state.leader + winning_position(state)) % NUM_PLAYERS
             if winner == (player + 2) % NUM_PLAYERS:
                 return held
@@ -155,7 +155,7 @@ def legal_cards(state, player):
 
 @njit(cache=True)
 def nameable_suits(state, player):
-    """R9: suits ``player`` may name in the second round: held, and not the turn-up's suit (4-bit mask)."""
+    """rule:second_bidding_round: suits ``player`` may name: held, and not the turn-up's suit (4-bit mask)."""
     held = np.int64(state.hand[player])
     suits = 0
     for suit in range(4):
@@ -191,7 +191,7 @@ def legal_mask(state, mask):
 # ---------------------------------------------------------------------------------------------- dealing
 @njit(cache=True)
 def begin_hand(state):
-    """R3–R5: deal ``state.deck`` one card at a time from the dealer's left; the last card is the turn-up."""
+    """rule:deal, rule:turn_up: deal ``state.deck`` one card at a time from the dealer's left; the last is face up."""
     state.hands_dealt += 1
     state.hand[:] = 0
     for i in range(NUM_CARDS):
@@ -224,7 +224,7 @@ def begin_hand(state):
 
 @njit(cache=True)
 def _new_hand(state):
-    """R3: shuffle all 24 cards with the game's own generator and deal."""
+    """rule:deal: shuffle all 24 cards with the game's own generator and deal."""
     for card in range(NUM_CARDS):
         state.deck[card] = card
     shuffle(state, state.deck, NUM_CARDS)
@@ -233,7 +233,7 @@ def _new_hand(state):
 
 @njit(cache=True)
 def start_game(state):
-    """R1–R2: scores at zero, nothing pending (the first dealer is set by the caller)."""
+    """rule:seats_and_teams: scores at zero, nothing pending (the first dealer is set by the caller)."""
     state.scores[:] = 0
     state.litige_pending = 0
     state.hands_dealt = 0
@@ -252,7 +252,7 @@ def start_game(state):
 
 @njit(cache=True)
 def reset(state, seed):
-    """R2–R3: a random first dealer and the first deal."""
+    """rule:seats_and_teams, rule:deal: a random first dealer and the first deal."""
     seed_state(state, seed)
     start_game(state)
     state.dealer = rand_below(state, NUM_PLAYERS)
@@ -271,7 +271,7 @@ def start_from_deck(state):
 # ---------------------------------------------------------------------------------------------- bidding
 @njit(cache=True)
 def _start_play(state, maker, trump):
-    """R10: the maker fixes trump; the player left of the dealer leads the first trick."""
+    """rule:tricks: the maker fixes trump; the player left of the dealer leads the first trick."""
     state.maker = maker
     state.trump = trump
     state.phase = PHASE_PLAY
@@ -285,7 +285,7 @@ def _start_play(state, maker, trump):
 
 @njit(cache=True)
 def _bid_first(state, player, action):
-    """R7: accept the turn-up's suit as trump, or pass; after the dealer's pass the second round starts."""
+    """rule:first_bidding_round: accept the turn-up's suit as trump, or pass; the dealer's pass ends the round."""
     if action == ACCEPT:
         state.bid_first[player] = BID_ACCEPT
         _start_play(state, player, state.turn_up // NUM_RANKS)
@@ -298,7 +298,7 @@ def _bid_first(state, player, action):
 
 @njit(cache=True)
 def _bid_second(state, player, action):
-    """R8–R9: name another suit held, or pass; four passes throw the hand in."""
+    """rule:second_bidding_round: name another suit held, or pass; four passes throw the hand in (rule:throw_in)."""
     if action >= NAME_SUIT:
         state.bid_second[player] = BID_NAME
         _start_play(state, player, action - NAME_SUIT)
@@ -312,7 +312,7 @@ def _bid_second(state, player, action):
 
 @njit(cache=True)
 def _throw_in(state):
-    """R9: no score; the deal passes left (or the game is truncated after max_hands deals)."""
+    """rule:throw_in: no score; the deal passes left (or rule:truncation after max_hands deals)."""
     if state.hands_dealt >= state.max_hands:
         _truncate(state)
         return
@@ -323,7 +323,7 @@ def _throw_in(state):
 # ---------------------------------------------------------------------------------------------- melds
 @njit(cache=True)
 def _enter_turn(state, player):
-    """``player`` is to play; at the first trick its best melds are declared first (R16–R18)."""
+    """``player`` is to play; at the first trick its best melds are declared first (rule:meld_declaring)."""
     state.current_player = player
     if state.tricks_done > 0 or state.meld_status[player] != MELD_NOT_YET:
         return
@@ -342,7 +342,7 @@ def _enter_turn(state, player):
 
 @njit(cache=True)
 def _declare(state, player, declare):
-    """optional_declare: DECLARE makes the melds public; SKIP gives them up."""
+    """rule:optional_declare: DECLARE makes the melds public; SKIP gives them up."""
     if declare:
         state.meld_status[player] = MELD_DECLARED
     else:
@@ -355,7 +355,7 @@ def _declare(state, player, declare):
 
 @njit(cache=True)
 def _compare_melds(state):
-    """R19: after the first trick the team with the better best meld scores all its melds; a tie, none."""
+    """rule:meld_comparison: after the first trick the team with the better best meld scores all its melds."""
     best0 = max(state.meld_best[0], state.meld_best[2])
     best1 = max(state.meld_best[1], state.meld_best[3])
     if best0 > best1:
@@ -372,7 +372,7 @@ def _compare_melds(state):
 # ---------------------------------------------------------------------------------------------- tricks
 @njit(cache=True)
 def _play_card(state, player, card):
-    """R11–R15, R20: play a card; the Bell scores when its holder plays the second of trump K and Q."""
+    """Play a card; rule:bell: the Bell scores when its holder plays the second of trump K and Q."""
     bit = card_bit(card)
     state.hand[player] = np.int64(state.hand[player]) & ~bit
     state.played[player] = np.int64(state.played[player]) | bit
@@ -390,7 +390,7 @@ def _play_card(state, player, card):
 
 @njit(cache=True)
 def _finish_trick(state):
-    """R13–R15: the trick's winner takes its points and leads next; +10 for the last trick."""
+    """rule:trick_winner, rule:tricks: the winner takes the points and leads next; rule:last_trick: +10."""
     winner = (state.leader + winning_position(state)) % NUM_PLAYERS
     team = team_of(winner)
     points = 0
@@ -423,7 +423,7 @@ def _declared_meld_points(state):
 
 @njit(cache=True)
 def _end_hand(state):
-    """R21–R24: team points, the makers' test, the failure and tie rules, litige."""
+    """rule:hand_points, rule:contract_made, rule:contract_failed, rule:ties: score the hand."""
     for team in range(2):
         state.hand_trick_points[team] = state.trick_points[team]
         state.hand_total[team] = state.trick_points[team] + state.meld_score[team] + state.bell_points[team]
@@ -435,14 +435,14 @@ def _end_hand(state):
     state.hand_added[:] = 0
     hand_winner = -1
     new_pending = 0
-    if made > defended:  # R22: the contract is made; both teams score
+    if made > defended:  # rule:contract_made: both teams score
         state.hand_added[makers] = made
         state.hand_added[defenders] = defended
         hand_winner = makers
-    elif made == defended and state.tie_rule == TIE_LITIGE:  # R24 variant
+    elif made == defended and state.tie_rule == TIE_LITIGE:  # rule:ties, litige variant
         state.hand_added[defenders] = defended
         new_pending = made
-    else:  # R23: the makers fail and score nothing
+    else:  # rule:contract_failed: the makers score nothing
         hand_winner = defenders
         if state.fail_rule == FAIL_SEED:
             state.hand_added[defenders] = defended
@@ -474,7 +474,7 @@ def _end_episode(state):
 
 @njit(cache=True)
 def _single_hand_rewards(state):
-    """single_hand: (own team's − opponents' points this hand) / 162 for each seat."""
+    """rule:game_end, single_hand: (own team's − opponents' points this hand) / 162 for each seat."""
     for seat in range(NUM_PLAYERS):
         own = team_of(seat)
         state.rewards[seat] = (state.hand_added[own] - state.hand_added[1 - own]) / HAND_POINTS
@@ -482,7 +482,8 @@ def _single_hand_rewards(state):
 
 @njit(cache=True)
 def _after_hand(state):
-    """R25–R26: end of the episode (single hand, or a team at the target), truncation, or the next deal."""
+    """rule:game_end: end of the episode (single hand, or a team at the target), rule:truncation, or the next
+    deal (rule:seats_and_teams: the deal passes left)."""
     if state.single_hand:
         _end_episode(state)
         _single_hand_rewards(state)
@@ -501,7 +502,7 @@ def _after_hand(state):
 
 @njit(cache=True)
 def _truncate(state):
-    """R27: max_hands deals reached; every reward 0."""
+    """rule:truncation: max_hands deals reached; every reward 0."""
     state.phase = PHASE_OVER
     state.current_player = NO_PLAYER
     state.truncated = True
@@ -510,7 +511,7 @@ def _truncate(state):
 # ---------------------------------------------------------------------------------------------- stepping
 @njit(cache=True)
 def _forced_action(state):
-    """The only legal action of the player to act, or -1 if there is a real choice (R28)."""
+    """The only legal action of the player to act, or -1 if there is a real choice (rule:forced_moves)."""
     if state.phase == PHASE_PLAY:
         cards = legal_cards(state, state.current_player)
         if popcount(cards) == 1:
@@ -537,7 +538,7 @@ def _apply(state, action):
 
 @njit(cache=True)
 def resolve_forced(state):
-    """R28: play every move that has no alternative, until a real decision or the end."""
+    """rule:forced_moves: play every move that has no alternative, until a real decision or the end."""
     while state.phase != PHASE_OVER:
         action = _forced_action(state)
         if action < 0:
@@ -556,7 +557,7 @@ def step(state, action):
 
 @njit(cache=True)
 def penalty_meld_points(state, team):
-    """R29: the melds a team has: both players' best meld sets as dealt, plus the Bell if one holds it."""
+    """rule:illegal_actions: a team's melds: both players' best meld sets as dealt, plus the Bell if held."""
     total = 0
     for seat in range(team, NUM_PLAYERS, 2):
         total += best_melds(np.int64(state.dealt[seat]), state.trump, state.seq_tiebreak)[1]
@@ -567,7 +568,7 @@ def penalty_meld_points(state, team):
 
 @njit(cache=True)
 def penalize(state, player):
-    """R29: the seed's penalty: the hand ends, the opponents score 162 plus their melds, the game ends.
+    """rule:illegal_actions: the hand ends, the opponents score 162 plus their melds, and the game ends.
 
     Rewards: single_hand as usual from the hand's points; otherwise the offending team forfeits (−1, +1).
     """
