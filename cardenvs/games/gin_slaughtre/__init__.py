@@ -18,7 +18,7 @@ DEAL_KEYS = ("dealer", "deck", "hands", "upcards", "downcards", "stock")
 
 
 def num_actions(params: GinSlaughtreParams) -> int:
-    """420 for the seed's game; +3 downcard slots; the pairs (up to id 501) with ``min_set_size=2``."""
+    """420 for the standard game; +3 downcard slots; the pairs (up to id 501) with ``min_set_size=2``."""
     if params.min_set_size == 2:
         return NUM_ALL_ACTIONS
     if params.num_downcards:

@@ -1,6 +1,6 @@
 """Gin Slaughtre's action encoding (docs/rules/gin_slaughtre.md, "Actions").
 
-Ids never move between parameter sets: the default game uses 0–419 (RULINGS §2.5), the downcard variant adds
+Ids never move between parameter sets: the default game uses 0–419, the downcard variant adds
 the three slot actions 420–422, and ``min_set_size=2`` adds the pairs 423–501. The space is cut after the last
 id the parameters use.
 
@@ -23,7 +23,7 @@ from cardenvs.games.gin_slaughtre.cards import (
     card_name,
 )
 
-HAND_SIZE = 4  # cards a player refills to (RULINGS §2.3 #8)
+HAND_SIZE = 4  # cards a player refills to (rule:refill)
 NUM_UPCARDS = 3
 DEALT_PER_PLAYER = HAND_SIZE + NUM_UPCARDS  # the cards one arrangement chooses from
 MIN_RUN = 3

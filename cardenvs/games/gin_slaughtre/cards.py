@@ -2,7 +2,7 @@
 
 A card's id is ``rank * 4 + suit`` for the 52 suited cards and 52, 53 for the two Jokers, so ``id // 4`` is the
 card's rank in the game's order (Ace 0 … King 12, Joker 13) and ``id % 4`` its suit (♣ 0, ♦ 1, ♥ 2, ♠ 3; the
-order a set is laid down in, RULINGS §6 #7). Ids sort by rank, then suit.
+order a set is laid down in, rule:tricks). Ids sort by rank, then suit.
 """
 
 from __future__ import annotations

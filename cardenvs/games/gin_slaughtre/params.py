@@ -22,19 +22,19 @@ STARTER_RULES = ("lowest_card", "left_of_dealer")
 
 @dataclass(frozen=True)
 class GinSlaughtreParams:
-    """Gin Slaughtre's parameters (docs/rules/gin_slaughtre.md, "Parameters"); every one is a [V] of RULINGS §2.
+    """Gin Slaughtre's parameters (docs/rules/gin_slaughtre.md, "Parameters"); the defaults are the standard game.
 
     Attributes:
-        num_players: always 2 (RULINGS §2.3 #2); present so that a wrong count is refused clearly.
-        min_set_size: smallest set of one rank: 3 (the seed) or 2 (Shithead-like pairs, incl. two Jokers).
+        num_players: always 2 (rule:players_and_ranking); present so that a wrong count is refused clearly.
+        min_set_size: smallest set of one rank: 3 (standard) or 2 (Shithead-like pairs, incl. two Jokers).
         stack_effects: black 5s and Jacks act once per card of the trick, not only as its top card.
-        num_downcards: 0 (the seed) or 3 (Shithead's blind downcards, played after the upcards).
+        num_downcards: 0 (standard) or 3 (Shithead's blind downcards, played after the upcards).
         red5_rule: ``"play_leq5"`` (the opponent's next play must be 5 or lower) or ``"draw_until_leq5"``
             (the opponent draws until a card of 5 or lower, like a Jack).
         joker_consumes_turn: the opponent's pickup forced by a Joker is its turn (the Joker's player leads
             again); if False the opponent then takes a normal turn.
-        quartet_rule: ``"rank"`` (four of a rank on top burn the pile) or ``"rank_or_suit"`` (the seed's
-            literal "same rank or trump": four of a suit on top burn it too).
+        quartet_rule: ``"rank"`` (four of a rank on top burn the pile) or ``"rank_or_suit"`` (four of a
+            suit on top burn it too).
         starter_rule: ``"lowest_card"`` (the holder of the lowest card in the order 3…K, Jo, A, 2 starts,
             upcards first) or ``"left_of_dealer"``.
         max_turns: agent decisions after which the game is truncated (reward 0 to both).
@@ -70,33 +70,46 @@ def state_fields(params: GinSlaughtreParams) -> list[StateField]:
     slots = max(1, params.num_downcards)  # one unused slot keeps the field non-empty without downcards
     return header_fields(n) + [
         # --- parameters (constant during a game)
-        StateField("min_set_size", np.int32, (), "2 or 3"),
-        StateField("stack_effects", np.bool_, (), ""),
-        StateField("num_downcards", np.int32, (), "0 or 3"),
-        StateField("red5_rule", np.int8, (), "index into RED5_RULES"),
-        StateField("joker_consumes_turn", np.bool_, (), ""),
-        StateField("quartet_rule", np.int8, (), "index into QUARTET_RULES"),
-        StateField("starter_rule", np.int8, (), "index into STARTER_RULES"),
-        StateField("max_turns", np.int32, (), ""),
+        StateField("min_set_size", np.int32, (), "smallest set of one rank: 3, or 2 with pairs"),
+        StateField("stack_effects", np.bool_, (), "every black 5 and Jack of a trick acts, not only its top card"),
+        StateField("num_downcards", np.int32, (), "face-down cards per seat: 0, or 3 in the downcard variant"),
+        StateField("red5_rule", np.int8, (), "index into RED5_RULES: 0 play_leq5, 1 draw_until_leq5"),
+        StateField("joker_consumes_turn", np.bool_, (), "the pickup forced by a Joker is the opponent's turn"),
+        StateField("quartet_rule", np.int8, (), "index into QUARTET_RULES: 0 rank, 1 rank_or_suit"),
+        StateField("starter_rule", np.int8, (), "index into STARTER_RULES: 0 lowest_card, 1 left_of_dealer"),
+        StateField("max_turns", np.int32, (), "agent decisions after which the game is truncated"),
         # --- game
-        StateField("phase", np.int8, (), "PHASE_ARRANGE, PHASE_PLAY or PHASE_OVER"),
+        StateField("phase", np.int8, (), "PHASE_ARRANGE 0, PHASE_PLAY 1 or PHASE_OVER 2"),
         StateField("dealer", np.int32, (), "seat of the dealer; the other seat is on its left"),
-        StateField("location", np.int8, (NUM_CARDS,), "per card id: LOC_STOCK, LOC_PILE, LOC_BURNT, LOC_HAND+seat,"),
-        #                                       LOC_UP+seat or LOC_DOWN+seat
+        StateField(
+            "location", np.int8, (NUM_CARDS,),
+            "per card id: LOC_STOCK 0, LOC_PILE 1, LOC_BURNT 2, LOC_HAND 3 + seat, LOC_UP 5 + seat, "
+            "LOC_DOWN 7 + seat",
+        ),
         StateField("stock", np.int8, (NUM_CARDS,), "card ids; stock[stock_size - 1] is drawn next"),
-        StateField("stock_size", np.int32, (), ""),
+        StateField("stock_size", np.int32, (), "cards in the stock"),
         StateField("pile", np.int8, (NUM_CARDS,), "card ids bottom to top; pile[pile_size - 1] is the top card"),
-        StateField("pile_size", np.int32, (), ""),
+        StateField("pile_size", np.int32, (), "cards in the pile"),
         StateField("burnt_count", np.int32, (), "cards burnt (out of the game)"),
         StateField("hand_count", np.int32, (n,), "hand cards per seat"),
         StateField("up_count", np.int32, (n,), "upcards per seat"),
         StateField("down_count", np.int32, (n,), "downcards per seat (num_downcards=3 only)"),
-        StateField("downcards", np.int8, (n, slots), "card id face down in each slot, NO_CARD once turned over"),
-        StateField("known", np.uint8, (NUM_CARDS,), "1: this hand card is public (taken with the pile, the starter"),
-        #                                     card, a dealt upcard moved to the hand, a failed downcard)
+        StateField(
+            "downcards", np.int8, (n, slots),
+            "per seat and slot: the card id face down, NO_CARD -1 once turned over (one unused slot without "
+            "downcards)",
+        ),
+        StateField(
+            "known", np.uint8, (NUM_CARDS,),
+            "per card id, 1: a hand card that is public (taken with the pile, declared starter card, dealt upcard "
+            "moved to the hand, failed downcard)",
+        ),
         StateField("restricted", np.bool_, (), "the player to act must play 5 or lower (red 5), for one action"),
-        StateField("pending_arrangement", np.int32, (n,), "ARRANGE action chosen, -1 before; hidden until both chose"),
-        StateField("starter_card", np.int8, (), "the card that decided who starts (NO_CARD with left_of_dealer)"),
+        StateField(
+            "pending_arrangement", np.int32, (n,),
+            "per seat: the arrange action chosen, -1 before; hidden until both chose",
+        ),
+        StateField("starter_card", np.int8, (), "card id that decided who starts, NO_CARD -1 with left_of_dealer"),
         StateField("winner", np.int32, (), "seat that shed all its cards, -1 if none (yet)"),
     ]
 

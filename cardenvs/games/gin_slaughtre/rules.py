@@ -1,6 +1,6 @@
 """Gin Slaughtre's rules engine: compiled functions over one state record (see params.state_fields).
 
-Rule numbers in comments (R1…) refer to docs/rules/gin_slaughtre.md.
+Comments cite the rules of docs/rules/gin_slaughtre.md by their slugs (``rule:<slug>``).
 """
 
 from __future__ import annotations
@@ -74,7 +74,7 @@ STARTER_LOWEST_CARD = 0
 STARTER_LEFT_OF_DEALER = 1
 
 QUARTET = 4  # equal cards on top of the pile that burn it
-# R8: the order in which ranks are searched for the starter: 3 … K, Joker, Ace, 2
+# rule:starter: the order in which ranks are searched for the starter: 3 … K, Joker, Ace, 2
 STARTER_RANK_ORDER = np.array([*range(RANK_TWO + 1, NUM_RANKS), 0, RANK_TWO], np.int64)
 
 WIN_REWARD = 1.0
@@ -120,14 +120,14 @@ def _draw_card(state, player):
 
 @njit(cache=True)
 def _refill(state, player):
-    """R17: draw up to four hand cards while the stock lasts."""
+    """rule:refill: draw up to four hand cards while the stock lasts."""
     while state.hand_count[player] < HAND_SIZE and state.stock_size > 0:
         _draw_card(state, player)
 
 
 @njit(cache=True)
 def _draw_until_low(state, player):
-    """R14 (Jack): draw until a card of rank 5 or lower (A–5) comes, or the stock runs out."""
+    """rule:jack: draw until a card of rank 5 or lower (A–5) comes, or the stock runs out."""
     while state.stock_size > 0:
         card = _draw_card(state, player)
         if rank_of(card) <= RANK_FIVE:
@@ -136,7 +136,7 @@ def _draw_until_low(state, player):
 
 @njit(cache=True)
 def _take_pile(state, player):
-    """R19: the whole pile goes to ``player``'s hand, where everybody knows it is."""
+    """rule:take_pile: the whole pile goes to ``player``'s hand, where everybody knows it is."""
     for i in range(state.pile_size):
         card = state.pile[i]
         _to_hand(state, card, player)
@@ -146,7 +146,7 @@ def _take_pile(state, player):
 
 @njit(cache=True)
 def _burn_pile(state):
-    """R12: the pile leaves the game."""
+    """rule:burning: the pile leaves the game."""
     for i in range(state.pile_size):
         state.location[state.pile[i]] = LOC_BURNT
     state.burnt_count += state.pile_size
@@ -200,7 +200,7 @@ def _four_of_a_suit_on_top(state):
 
 @njit(cache=True)
 def _burns(state):
-    """R12–R13: a 9 on top, or four cards of a rank on top (whoever laid them), burn the pile."""
+    """rule:nines, rule:quartets: a 9 on top, or four cards of a rank on top (whoever laid them), burn the pile."""
     if rank_of(state.pile[state.pile_size - 1]) == RANK_NINE:
         return True
     if top_same_rank(state) >= QUARTET:
@@ -213,7 +213,10 @@ def _burns(state):
 
 @njit(cache=True)
 def trick_allowed(state, first_rank, last_rank, restricted):
-    """R6, R10, R15: may a trick whose lowest card has ``first_rank`` and highest ``last_rank`` be laid now?"""
+    """May a trick whose lowest card has ``first_rank`` and highest ``last_rank`` be laid now?
+
+    rule:equal_or_higher, rule:twos, rule:nines, rule:red_five.
+    """
     if first_rank == last_rank and (first_rank == RANK_TWO or first_rank == RANK_NINE):
         return True  # 2s go on anything; 9s may be played at any time
     if restricted:
@@ -226,7 +229,8 @@ def trick_allowed(state, first_rank, last_rank, restricted):
 
 @njit(cache=True)
 def source_location(state, player):
-    """R4, R20, R21: the hand while it holds cards, then the upcards, then the downcards."""
+    """The hand while it holds cards, then the upcards, then the downcards (rule:trick_source,
+    rule:upcards_endgame, rule:downcards)."""
     if state.hand_count[player] > 0:
         return LOC_HAND + player
     if state.up_count[player] > 0:
@@ -261,7 +265,7 @@ def _source_bits(state, source):
 
 @njit(cache=True)
 def rank_floor(state):
-    """R8–R9: the lowest rank a trick may start with by "equal or higher" (0 on an empty pile or on a 2)."""
+    """The lowest rank a trick may start with (rule:equal_or_higher); 0 on an empty pile or on a 2 (rule:twos)."""
     if state.pile_size == 0:
         return 0
     top_rank = int(rank_of(state.pile[state.pile_size - 1]))  # int: shifted by it as plain Python too
@@ -270,7 +274,8 @@ def rank_floor(state):
 
 @njit(cache=True)
 def _allowed_ranks(floor, restricted):
-    """R8–R10, R15: the ranks (bit set over A…K) a trick of one rank may have now; 2s and 9s always."""
+    """The ranks (bit set over A…K) a trick of one rank may have now (rule:equal_or_higher, rule:red_five);
+    2s and 9s always (rule:twos, rule:nines)."""
     always = (1 << RANK_TWO) | (1 << RANK_NINE)
     if restricted:
         return always | ((1 << (RANK_FIVE + 1)) - 1)
@@ -327,12 +332,14 @@ def _mask_sets(state, clubs, diamonds, hearts, spades, allowed, mask):
 
 @njit(cache=True)
 def _mask_plays(state, source, mask):
-    """Every legal trick from ``source`` (R6–R10, R15); returns whether there is one."""
+    """Every legal trick from ``source`` (rule:tricks, rule:equal_or_higher, rule:twos, rule:nines, rule:red_five);
+    returns whether there is one."""
     restricted = state.restricted
     clubs, diamonds, hearts, spades, jokers = _source_bits(state, source)
     floor = rank_floor(state)
     allowed = _allowed_ranks(floor, restricted)
-    # a run is judged on its first card (R8), or under the restriction on all its cards (cut in _mask_suit)
+    # a run is judged on its first card (rule:equal_or_higher), or under the restriction on all its cards (cut in
+    # _mask_suit, rule:red_five)
     run_floor = 0 if restricted else floor
     found = _mask_suit(CLUBS, clubs, allowed, restricted, run_floor, mask)
     found = _mask_suit(CLUBS + 1, diamonds, allowed, restricted, run_floor, mask) or found
@@ -361,16 +368,16 @@ def legal_mask(state, mask):
     player = state.current_player
     source = source_location(state, player)
     can_play = False
-    if source == LOC_DOWN + player:  # R22: any face-down slot may be turned over
+    if source == LOC_DOWN + player:  # rule:downcards: any face-down slot may be turned over
         for slot in range(state.num_downcards):
             if state.downcards[player, slot] != NO_CARD:
                 mask[SLOT_BASE + slot] = 1
                 can_play = True
     else:
         can_play = _mask_plays(state, source, mask)
-    if state.pile_size > 0:  # R19: the pile may always be taken
+    if state.pile_size > 0:  # rule:take_pile: the pile may always be taken
         mask[TAKE_PILE] = 1
-    if not can_play and state.stock_size > 0:  # R18
+    if not can_play and state.stock_size > 0:  # rule:draw_when_stuck
         mask[DRAW] = 1
 
 
@@ -387,7 +394,7 @@ def _pop_deck(state, location):
 
 @njit(cache=True)
 def deal(state):
-    """R3: deal from ``state.stock`` (all 54 cards, ``stock[53]`` on top) and open the ARRANGE phase.
+    """rule:deal: deal from ``state.stock`` (all 54 cards, ``stock[53]`` on top) and open the ARRANGE phase.
 
     Each player, the dealer's left first, gets its downcards (variant), then 3 upcards, then 4 hand cards;
     the rest is the stock. Every per-game field is set here, so a chosen deal replaces a random one exactly.
@@ -426,7 +433,7 @@ def deal(state):
 
 @njit(cache=True)
 def reset(state, seed):
-    """R2–R3: a random dealer and a shuffled deck, dealt."""
+    """rule:chance, rule:deal: a random dealer and a shuffled deck, dealt."""
     seed_state(state, seed)
     state.dealer = rand_below(state, NUM_PLAYERS)
     for card in range(NUM_CARDS):
@@ -437,7 +444,7 @@ def reset(state, seed):
 
 @njit(cache=True)
 def _apply_arrangement(state, player, choice):
-    """R7: the chosen 3 of the player's 7 cards (sorted by id) become its upcards, the rest its hand."""
+    """rule:arranging: the chosen 3 of the player's 7 cards (sorted by id) become its upcards, the rest its hand."""
     index = 0
     for card in range(NUM_CARDS):
         location = state.location[card]
@@ -460,7 +467,7 @@ def _apply_arrangement(state, player, choice):
 
 @njit(cache=True)
 def _choose_starter(state):
-    """R8: the lowest card in the order 3…K, Jo, A, 2 starts; upcards before hands, dealer's left first."""
+    """rule:starter: the lowest card in the order 3…K, Jo, A, 2 starts; upcards before hands, dealer's left first."""
     left = other(state.dealer)
     if state.starter_rule == STARTER_LEFT_OF_DEALER:
         state.current_player = left
@@ -482,7 +489,7 @@ def _choose_starter(state):
 
 @njit(cache=True)
 def _arrange(state, player, action):
-    """R7: choices stay hidden until both seats have chosen; then both apply and play starts."""
+    """rule:arranging: choices stay hidden until both seats have chosen; then both apply and play starts."""
     state.pending_arrangement[player] = action
     if player < NUM_PLAYERS - 1:
         state.current_player = player + 1
@@ -498,7 +505,7 @@ def _arrange(state, player, action):
 
 @njit(cache=True)
 def _finish_if_out(state, player):
-    """R23: a player with no hand cards, no upcards, no downcards and an empty stock has won."""
+    """rule:winning: a player with no hand cards, no upcards, no downcards and an empty stock has won."""
     if (state.hand_count[player] > 0 or state.up_count[player] > 0 or state.down_count[player] > 0
             or state.stock_size > 0):
         return False
@@ -514,8 +521,8 @@ def _finish_if_out(state, player):
 
 @njit(cache=True)
 def _draw_effect(state, card, opponent):
-    """R14, R15: a black 5 makes the opponent draw one card; a Jack (and a red 5 under draw_until_leq5) until
-    a card of 5 or lower."""
+    """A black 5 makes the opponent draw one card (rule:black_five); a Jack (rule:jack), and a red 5 under
+    draw_until_leq5 (rule:red_five), until a card of 5 or lower."""
     if card >= FIRST_JOKER:
         return
     rank = rank_of(card)
@@ -530,7 +537,8 @@ def _draw_effect(state, card, opponent):
 
 @njit(cache=True)
 def _play(state, player, action):
-    """R5, R11–R17: lay the trick, burn or apply the top card's effect, refill, and pass the turn."""
+    """Lay the trick (rule:tricks), burn (rule:burning) or apply the top card's effect (rule:effects), refill, and
+    pass the turn."""
     size = ACTION_SIZE[action]
     for i in range(size):
         card = int(ACTION_CARDS[action, i])
@@ -538,7 +546,7 @@ def _play(state, player, action):
         state.location[card] = LOC_PILE
         state.pile[state.pile_size] = card
         state.pile_size += 1
-    if _burns(state):  # R12: no effect applies to a burnt pile; the burner refills and leads again
+    if _burns(state):  # rule:burning: no effect applies to a burnt pile; the burner refills and leads again
         _burn_pile(state)
         _refill(state, player)
         if not _finish_if_out(state, player):
@@ -553,12 +561,12 @@ def _play(state, player, action):
         _draw_effect(state, top, opponent)
     leads_again = False
     restrict = False
-    if top >= FIRST_JOKER:  # R16
+    if top >= FIRST_JOKER:  # rule:joker
         _take_pile(state, opponent)
         leads_again = state.joker_consumes_turn
     elif rank_of(top) == RANK_FIVE and not is_black(top) and state.red5_rule == RED5_PLAY_LEQ5:
-        restrict = True  # R15
-    _refill(state, player)  # R17, after the opponent's forced draws (RULINGS §6 #8)
+        restrict = True  # rule:red_five
+    _refill(state, player)  # rule:refill: after the opponent's forced draws
     if _finish_if_out(state, player):
         return
     state.current_player = player if leads_again else opponent
@@ -567,7 +575,7 @@ def _play(state, player, action):
 
 @njit(cache=True)
 def _turn_over_downcard(state, player, slot, restricted):
-    """R22 (downcard variant): a legal card is played as a single; otherwise it and the pile are taken."""
+    """rule:downcards: a legal card is played as a single; otherwise it and the pile are taken."""
     card = int(state.downcards[player, slot])
     rank = rank_of(card)
     if trick_allowed(state, rank, rank, restricted):
@@ -590,7 +598,7 @@ def step(state, action):
         _arrange(state, player, action)
     else:
         restricted = state.restricted
-        state.restricted = False  # R15: the restriction covers exactly one action (RULINGS §6 #9)
+        state.restricted = False  # rule:red_five: the restriction covers exactly one action
         if action == TAKE_PILE:
             _take_pile(state, player)
             state.current_player = other(player)
@@ -601,7 +609,7 @@ def step(state, action):
             _turn_over_downcard(state, player, action - SLOT_BASE, restricted)
         else:
             _play(state, player, action)
-    if not state.terminated and state.step_count >= state.max_turns:  # R24
+    if not state.terminated and state.step_count >= state.max_turns:  # rule:truncation
         state.truncated = True
         state.phase = PHASE_OVER
         state.restricted = False
@@ -610,7 +618,7 @@ def step(state, action):
 
 @njit(cache=True)
 def penalize(state, player):
-    """The default penalty (RULINGS §0): the offender gets −1, the other 0, and the game ends."""
+    """rule:illegal_actions: the offender gets −1, the other 0, and the game ends."""
     state.phase = PHASE_OVER
     state.restricted = False
     end_with_penalty(state, player)
