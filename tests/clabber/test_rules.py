@@ -1,4 +1,4 @@
-"""One scenario test per numbered rule of docs/rules/clabber.md, each from a chosen deal."""
+"""Scenario tests for docs/rules/clabber.md, each from a chosen deal: ``test_rule_<slug>…`` checks ``rule:<slug>``."""
 
 from __future__ import annotations
 
@@ -72,7 +72,7 @@ def melds_of(text: str, trump: int = -1, tiebreak: int = TRUMP_FIRST) -> tuple[l
 ALL_SPADES = {0: "AS KS QS JS 10S 9S", 1: "AC KC QC JC 10C 9C", 2: "AD KD QD JD 10D 9D", 3: "AH KH QH JH 10H 9H"}
 
 
-def test_rule_01_deck_of_24_cards_with_ids_suit_times_6_plus_rank():
+def test_rule_deck__24_cards_with_ids_suit_times_6_plus_rank():
     assert len(CARD_NAMES) == 24
     assert CARD_NAMES[:6] == ("AC", "KC", "QC", "JC", "10C", "9C")
     assert card_id("JH") == 2 * 6 + 3 and card_id("9s") == 23
@@ -84,7 +84,7 @@ def test_rule_01_deck_of_24_cards_with_ids_suit_times_6_plus_rank():
     assert union == (1 << 24) - 1
 
 
-def test_rule_02_seats_teams_random_first_dealer_shared_rewards():
+def test_rule_seats_and_teams__random_first_dealer_and_shared_rewards():
     dealers = {int(Table(seed=seed).state.dealer) for seed in range(40)}
     assert dealers == {0, 1, 2, 3}
     table = Table(seed=5, target_score=100)
@@ -95,7 +95,17 @@ def test_rule_02_seats_teams_random_first_dealer_shared_rewards():
     assert rewards[0] == rewards[2] and rewards[1] == rewards[3] and rewards[0] == -rewards[1] != 0
 
 
-def test_rule_03_deal_one_card_at_a_time_from_the_dealers_left():
+def test_rule_seats_and_teams__the_deal_passes_left_after_a_played_hand():
+    table = Table(target_score=10_000).deal(3, ALL_SPADES, turn_up="AH").passes(4).name("S").play_out_hand()
+    assert table.state.hands_played == 1 and table.state.hands_dealt == 2  # played, not thrown in
+    assert table.state.dealer == 0 and table.state.current_player == 1  # seat 0's left bids first
+    assert table.state.phase == PHASE_BID_FIRST
+    table.accept().play_out_hand()
+    assert table.state.hands_played == 2 and table.state.hands_dealt == 3
+    assert table.state.dealer == 1 and table.state.current_player == 2
+
+
+def test_rule_deal__one_card_at_a_time_from_the_dealers_left():
     table = Table()
     deck = list(range(24))
     GAME.apply_deal(table.state, table.params, {"dealer": 1, "deck": deck})
@@ -106,7 +116,7 @@ def test_rule_03_deal_one_card_at_a_time_from_the_dealers_left():
     assert table.state.current_player == 2 and table.state.phase == PHASE_BID_FIRST
 
 
-def test_rule_04_turn_up_is_the_dealers_last_card_and_public():
+def test_rule_turn_up__the_dealers_last_card_and_public():
     table = Table().deal(2, {2: "AS KS QS JS 10S 9H"}, turn_up="9H")
     assert table.state.turn_up == card_id("9H")
     assert int(table.state.hand[2]) >> card_id("9H") & 1
@@ -116,7 +126,7 @@ def test_rule_04_turn_up_is_the_dealers_last_card_and_public():
         assert view["own_hand"][card_id("9H")] == (1 if seat == 2 else 0)
 
 
-def test_rule_05_card_order_and_points_add_to_162():
+def test_rule_card_order__points_add_to_162():
     jack, nine, ace, ten, king, queen = 3, 5, 0, 4, 1, 2
     trump_order = [jack, nine, ace, ten, king, queen]
     assert [TRUMP_STRENGTH[r] for r in trump_order] == [5, 4, 3, 2, 1, 0]
@@ -127,7 +137,7 @@ def test_rule_05_card_order_and_points_add_to_162():
     assert TRUMP_POINTS.sum() + 3 * PLAIN_POINTS.sum() + 10 == HAND_POINTS == 162
 
 
-def test_rule_06_first_round_accept_or_pass_dealer_may_accept():
+def test_rule_first_bidding_round__accept_or_pass_dealer_may_accept():
     table = Table().deal(3, {}, turn_up=None)
     turn_up_suit = int(table.state.turn_up) // 6
     assert table.state.current_player == 0 and table.legal() == [PASS, ACCEPT]
@@ -141,7 +151,7 @@ def test_rule_06_first_round_accept_or_pass_dealer_may_accept():
     assert first.state.maker == 0 and list(first.state.bid_first) == [BID_ACCEPT, 0, 0, 0]
 
 
-def test_rule_07_second_round_names_another_suit_the_player_holds():
+def test_rule_second_bidding_round__names_another_suit_the_player_holds():
     deal = {0: "AS KS QS AH KH QH", 1: "JS 10S 9S AD KD QD", 2: "AC KC QC JC 10C JD", 3: "9C 10D 9D JH 10H 9H"}
     table = Table().deal(3, deal, turn_up="9C")
     table.passes(4)
@@ -153,7 +163,7 @@ def test_rule_07_second_round_names_another_suit_the_player_holds():
     assert table.state.trump == D and table.state.maker == 1 and table.state.bid_second[1] == BID_NAME
 
 
-def test_rule_08_all_pass_twice_throws_the_hand_in_and_the_deal_moves_left():
+def test_rule_throw_in__all_pass_twice_and_the_deal_moves_left():
     table = Table().deal(3, {})
     while table.state.hands_dealt == 1:
         table.act(PASS)
@@ -162,29 +172,41 @@ def test_rule_08_all_pass_twice_throws_the_hand_in_and_the_deal_moves_left():
     assert table.state.current_player == 1
 
 
-def test_rule_09_left_of_dealer_leads_six_tricks_winner_leads_next():
-    table = Table().deal(1, ALL_SPADES, turn_up=None)
-    table.passes(1).accept()  # seat 2 accepts; seat 2 (left of dealer 1) leads
-    assert table.state.current_player == 2 and table.state.leader == 2
-    table.play_first_legal(4)
-    assert table.state.tricks_done == 1
-    assert table.state.current_player == table.state.leader
+def test_rule_tricks__left_of_dealer_leads_then_each_trick_winner_leads():
+    # Through the public env. Dealer 3; seat 1 makes hearts trump, yet seat 0 (left of the dealer) leads.
+    env = cardenvs.env("clabber_v0")
+    hands = ["AS KS QS AD 10D 9C", "9H 10H AC KC QC JC", "JS 10S 9S KD QD JD", "AH KH QH 10C 9D JH"]
+    env.reset(seed=0, options={"deal": {"dealer": 3, "hands": [text.split() for text in hands], "turn_up": "JH"}})
+    env.step(PASS)
+    env.step(ACCEPT)
+    assert env.state_record.maker == 1 and env.state_record.trump == H
+    assert env.agent_selection == "player_0"
+    # Trick 1, led by seat 0: seat 1 trumps with the 9, seat 2 follows, seat 3's trump Jack (forced) wins it.
+    for card in ("AS", "9H", "9S"):
+        env.step(card_id(card))
+    assert env.state_record.tricks_done == 1 and list(env.state_record.tricks_won) == [0, 1]
+    assert env.agent_selection == "player_3" and env.state_record.leader == 3
+    # Trick 2, led by seat 3: seat 1's club Ace wins it, so seat 1 leads trick 3.
+    for card in ("10C", "AC", "KD"):
+        env.step(card_id(card))
+    assert env.state_record.tricks_done == 2 and list(env.state_record.tricks_won) == [0, 2]
+    assert env.agent_selection == "player_1" and env.state_record.leader == 1
 
 
-def test_rule_10_follow_suit_without_having_to_beat():
+def test_rule_follow_suit__without_having_to_beat():
     table = Table().deal(3, {0: "AH KS QS 9D 10D 9C", 1: "KH 9H AC AD JS 10S"}, turn_up=None)
     table.accept().act("AH")
     assert table.legal_names() == {"KH", "9H"}
 
 
-def test_rule_11_cannot_follow_must_trump():
+def test_rule_must_trump__when_unable_to_follow():
     table = Table().deal(3, {0: "AH KC QC 9D 10D 9C", 1: "AC AD JS 10S KD QD", 3: "9S QH JH 10H 9H AS"},
                          turn_up="9S")
     table.accept().act("AH")
     assert table.legal_names() == {"JS", "10S"}
 
 
-def test_rule_12_must_overtrump_else_any_trump():
+def test_rule_must_overtrump__else_any_trump():
     deal = {0: "AH KC QC 9D 10D 9C", 1: "AC AD 9S 10S KD QD", 2: "JS KS JD KH 10C 9H", 3: "QS AS QH JH 10H JC"}
     table = Table().deal(3, deal, turn_up="QS").accept().act("AH")
     assert table.legal_names() == {"9S", "10S"}  # seat 1 cannot follow: any trump beats no trump
@@ -200,14 +222,14 @@ def test_rule_12_must_overtrump_else_any_trump():
     assert under.legal_names() == {"QS", "KS", "AS"}  # cannot beat the 9: any trump, still compulsory
 
 
-def test_rule_13_no_card_of_the_led_suit_and_no_trump_any_card():
+def test_rule_free_discard__no_card_of_the_led_suit_and_no_trump():
     table = Table().deal(3, {0: "AH KC QC 9D 10D 9C", 1: "AC AD KD QD JD JC", 3: "9S AS QH JH 10H KH"},
                          turn_up="9S")
     table.accept().act("AH")
     assert table.legal_names() == {"AC", "AD", "KD", "QD", "JD", "JC"}
 
 
-def test_rule_14_partner_exemption_variant():
+def test_rule_partner_exemption__variant():
     deal = {0: "AH KC QC 9D 10D 9C", 1: "QH AC AD KD QD JD", 2: "JS AS JC 10C KS 10S", 3: "9S QS JH 10H 9H KH"}
     strict = Table().deal(3, deal, turn_up="9S").accept().act("AH")  # seat 1's only heart is played for it
     assert strict.state.current_player == 2
@@ -220,7 +242,7 @@ def test_rule_14_partner_exemption_variant():
     assert led.state.current_player == 2 and led.legal_names() == {"9S", "AS", "KS", "10S"}
 
 
-def test_rule_15_highest_trump_wins_else_highest_of_the_led_suit_points_go_to_the_winner():
+def test_rule_trick_winner__highest_trump_else_highest_of_the_led_suit_takes_the_points():
     deal = {0: "AH KC QC 9D 10D 9C", 1: "10H AC AD KD QD JD", 2: "9S AS JC 10C KS 10S", 3: "JS KH QH JH QS 9H"}
     table = Table().deal(3, deal, turn_up="JS").accept().act("AH")  # seat 1's 10H is forced
     table.act("9S", "KH")  # the trump 9 beats the led Ace
@@ -232,20 +254,33 @@ def test_rule_15_highest_trump_wins_else_highest_of_the_led_suit_points_go_to_th
     assert plain.state.trick_points[0] == 11 + 10 + 4 + 3
 
 
-def test_rule_16_melds_declared_automatically_at_each_players_first_trick_turn():
-    deal = {0: "AH KH QH 9D 10D 9C", 1: "JH 10H 9H AD KD QD", 2: "AS KS QS JS 10S 9S", 3: "AC KC QC JC 10C JD"}
-    table = Table().deal(3, deal, turn_up="JD").accept()
+def test_rule_meld_declaring__automatic_at_each_players_first_trick_turn():
+    # Four seats, four categories: hearts A-K-Q-J, four 9s, spades A-K-Q-J-10, two sequences of 3.
+    deal = {0: "AH KH QH JH JC 10D", 1: "9C 9D 9H 9S 10H 10C", 2: "AS KS QS JS 10S JD", 3: "AC KC QC AD KD QD"}
+    table = Table().deal(3, deal, turn_up="QD").accept()
     status = list(table.state.meld_status)
     assert status == [MELD_DECLARED, MELD_NOT_YET, MELD_NOT_YET, MELD_NOT_YET]
-    seen_by_1 = table.observe(1)
-    assert seen_by_1["meld_cards"][72:96].sum() == 3 and seen_by_1["meld_cards"][:72].sum() == 0  # seat 0 = rel 3
-    assert np.allclose(seen_by_1["meld_points"], [0, 0, 0, 20 / 200])
+    seen_by_1 = table.observe(1)  # seat 0 is seat 1's right: relative seat 3
+    assert seen_by_1["meld_cards"][72:96].tolist() == [int(bits("AH KH QH JH")) >> c & 1 for c in range(24)]
+    assert seen_by_1["meld_cards"][:72].sum() == 0
+    assert np.allclose(seen_by_1["meld_points"], [0, 0, 0, 50 / 200])
+    assert seen_by_1["meld_category"].reshape(4, -1)[3].tolist() == [int(k == SEQ_FOUR) for k in range(9)]
     assert table.observe(0)["meld_turn_done"].tolist() == [1, 0, 0, 0]
     table.act("AH")
-    assert table.state.meld_status[1] == MELD_DECLARED and table.state.meld_points[1] == 20 + 20
+    assert list(table.state.meld_status) == [MELD_DECLARED, MELD_DECLARED, MELD_NOT_YET, MELD_NOT_YET]
+    table.play_first_legal(2)  # seat 1 follows; seat 2's only trump is played for it; seat 3 trumps
+    assert table.state.tricks_done == 1
+    view = table.observe(0)
+    categories = view["meld_category"].reshape(4, -1)
+    assert categories.sum(axis=1).tolist() == [1, 1, 1, 1]
+    assert categories.argmax(axis=1).tolist() == [SEQ_FOUR, FOUR_NINES, SEQ_FIVE_PLUS, SEQ_THREE]
+    assert [key_category(int(key)) for key in table.state.meld_best] == [SEQ_FOUR, FOUR_NINES, SEQ_FIVE_PLUS, SEQ_THREE]
+    assert list(table.state.meld_points) == [50, 100, 100, 20 + 20]
+    assert np.allclose(view["meld_points"] * 200, [50, 100, 100, 40])
+    assert list(table.state.meld_score) == [0, 100 + 40]  # four 9s beat a sequence of 5
 
 
-def test_rule_17_meld_categories_and_values():
+def test_rule_meld_values__categories_and_points():
     assert melds_of("JC JD JH JS AS 9H")[1:] == (200, 100 * (FOUR_JACKS + 1))
     for rank, category in (("9", FOUR_NINES), ("A", FOUR_ACES), ("10", FOUR_TENS), ("K", FOUR_KINGS),
                            ("Q", FOUR_QUEENS)):
@@ -265,7 +300,7 @@ def test_rule_17_meld_categories_and_values():
     assert list(CATEGORY_POINTS) == [20, 50, 100, 100, 100, 100, 100, 100, 200]
 
 
-def test_rule_18_meld_ranking_and_sequence_tiebreak():
+def test_rule_meld_ranking__order_and_sequence_tiebreak():
     keys = [melds_of(h)[2] for h in ("JC JD JH JS AS 9H", "9C 9D 9H 9S AS JH", "AC AD AH AS KS JH",
                                       "10C 10D 10H 10S AS JH", "KC KD KH KS AS JH", "QC QD QH QS AS JH",
                                       "AS KS QS JS 10S 9H", "AS KS QS JS 10H 9D", "AS KS QS JH 10D 9C")]
@@ -287,7 +322,7 @@ def _team_melds_table(tiebreak: str, seat1: str) -> Table:
     return table.play_first_legal(4)
 
 
-def test_rule_19_team_with_the_better_best_meld_scores_all_its_melds_ties_score_none():
+def test_rule_meld_comparison__better_best_meld_scores_all_team_melds_ties_none():
     # seat 1's plain 6-card sequence (100) beats seat 2's diamond sequence of 4; seat 3's K-Q-J of clubs counts too
     six = Table().deal(3, {0: "QS JS 10S 9D 10D 9C", 1: "AH KH QH JH 10H 9H", 2: "AC 10C KD QD JD AD",
                            3: "KS 9S AS KC QC JC"}, turn_up="KS").accept().play_first_legal(4)
@@ -306,7 +341,7 @@ def test_rule_19_team_with_the_better_best_meld_scores_all_its_melds_ties_score_
     assert tie.observe(0)["meld_winner"].tolist() == [0, 0, 1]
 
 
-def test_rule_20_bell_scores_20_when_its_holder_plays_the_second_of_trump_king_and_queen():
+def test_rule_bell__20_when_its_holder_plays_the_second_of_trump_king_and_queen():
     table = Table().deal(3, ALL_SPADES, turn_up="AH").passes(4)
     table.name("S")
     assert table.state.bell_holder == 0
@@ -320,25 +355,29 @@ def test_rule_20_bell_scores_20_when_its_holder_plays_the_second_of_trump_king_a
     assert nobody.state.bell_holder == -1
 
 
-def test_rule_21_the_last_trick_earns_10():
-    table = Table().deal(3, ALL_SPADES, turn_up="AH").passes(4).name("S")
-    table.play_first_legal(16)  # four tricks
-    assert table.state.tricks_done == 4
-    held = int(table.state.hand[0] | table.state.hand[1] | table.state.hand[2] | table.state.hand[3])
-    in_hands = sum(int(TRUMP_POINTS[c % 6]) if c // 6 == S else int(PLAIN_POINTS[c % 6])
-                   for c in range(24) if held >> c & 1)
-    assert int(table.state.trick_points.sum()) == 152 - in_hands
-    table.play_out_hand()
-    assert list(table.state.hand_trick_points) == [162, 0]
+def test_rule_last_trick__10_to_the_team_that_wins_it():
+    # Seat 0 makes spades and its team takes tricks 1-5; seat 0 leads the last trick and seat 1's club Ace wins it.
+    deal = {0: "JS 9S AH 10H AD KC", 1: "QS AC KH QD JC 9C", 2: "AS 10S QH JD 10D QC", 3: "KS JH 9H KD 9D 10C"}
+    table = Table(single_hand=True).deal(3, deal, turn_up="KS").accept()
+    table.act("JS", "AS", "9S", "JC", "9D", "AH", "9H", "AD", "JD", "10H", "9C")
+    assert table.state.tricks_done == 4 and list(table.state.tricks_won) == [4, 0]
+    assert list(table.state.trick_points) == [38 + 26 + 18 + 20, 0] and table.state.leader == 0
+    table.act("10D")  # seat 3's JH is forced, then the whole sixth trick: KC, AC, QC, 10C
+    assert table.state.phase == PHASE_OVER and table.state.hand_maker == 0
+    assert list(table.state.tricks_won) == [5, 1]
+    assert list(table.state.hand_trick_points) == [124, 4 + 11 + 3 + 10 + 10]
+    # A hand the makers' team won throughout gives them the 10.
+    sweep = Table(single_hand=True).deal(3, ALL_SPADES, turn_up="AH").passes(4).name("S").play_out_hand()
+    assert list(sweep.state.hand_trick_points) == [152 + 10, 0]
 
 
-def test_rule_22_hand_points_are_cards_last_trick_melds_and_bell():
+def test_rule_hand_points__cards_last_trick_melds_and_bell():
     table = Table().deal(3, ALL_SPADES, turn_up="AH").passes(4).name("S").play_out_hand()
     # team 0: every trick (162), seat 0's trump and seat 2's plain 6-card sequences (100 + 100), the Bell (20)
     assert list(table.state.hand_total) == [162 + 200 + 20, 0]
 
 
-def test_rule_23_makers_with_more_points_than_the_defenders_both_score():
+def test_rule_contract_made__makers_with_more_points_both_teams_score():
     table = Table().deal(3, ALL_SPADES, turn_up="AH").passes(4).name("S").play_out_hand()
     assert list(table.state.hand_added) == [382, 0] and list(table.state.scores) == [382, 0]
     assert table.state.hand_maker == 0
@@ -360,7 +399,7 @@ def _failing_makers(**params) -> Table:
     return Table(single_hand=True, **params).deal(3, deal, turn_up="9S").accept().play_out_hand()
 
 
-def test_rule_24_failing_makers_score_nothing_fail_rule_variants():
+def test_rule_contract_failed__makers_score_nothing_fail_rule_variants():
     table = _failing_makers()
     assert table.state.hand_maker == 0 and table.state.tricks_won[1] == 6
     assert table.state.hand_total[1] > table.state.hand_total[0]
@@ -382,7 +421,7 @@ def _find_tied_hand(**params) -> Table:
     raise AssertionError("no tied hand found")
 
 
-def test_rule_25_tie_fails_by_default_litige_variant_carries_the_makers_points():
+def test_rule_ties__fail_by_default_litige_variant_carries_the_makers_points():
     table = _find_tied_hand(single_hand=True)
     makers = int(table.state.hand_maker) % 2
     assert table.state.hand_added[makers] == 0
@@ -405,7 +444,7 @@ def test_rule_25_tie_fails_by_default_litige_variant_carries_the_makers_points()
     assert litige.state.hand_added[winner] == totals[winner] + pending  # the waiting points go to the winner
 
 
-def test_rule_26_game_to_target_higher_total_wins_draw_and_single_hand():
+def test_rule_game_end__target_higher_total_wins_draw_and_single_hand():
     table = Table(seed=1)
     rng = np.random.default_rng(3)
     while not table.state.terminated:
@@ -429,7 +468,7 @@ def test_rule_26_game_to_target_higher_total_wins_draw_and_single_hand():
     assert np.allclose(single.state.rewards, [382 / 162, -382 / 162, 382 / 162, -382 / 162])
 
 
-def test_rule_27_max_hands_truncates_with_zero_reward():
+def test_rule_truncation__max_hands_with_zero_reward():
     table = Table(max_hands=2).deal(3, {})
     while not table.state.truncated:
         table.act(PASS)
@@ -437,7 +476,7 @@ def test_rule_27_max_hands_truncates_with_zero_reward():
     assert not table.state.terminated and list(table.state.rewards) == [0, 0, 0, 0]
 
 
-def test_rule_28_moves_without_alternative_are_played_by_the_engine():
+def test_rule_forced_moves__played_by_the_engine():
     # the dealer holds the whole turn-up suit: no suit to name, so its second-round pass is played for it
     table = Table().deal(3, {3: "AC KC QC JC 10C 9C"}, turn_up="9C").passes(4).passes(3)
     assert table.state.hands_dealt == 2 and table.state.step_count == 7
@@ -448,7 +487,7 @@ def test_rule_28_moves_without_alternative_are_played_by_the_engine():
     assert table.state.hands_played == 1 and table.state.step_count == 5 + 20
 
 
-def test_rule_29_penalty_opponents_score_162_plus_their_melds_and_the_game_ends():
+def test_rule_illegal_actions__penalty_opponents_score_162_plus_their_melds_and_the_game_ends():
     env = cardenvs.env("clabber_v0", illegal_action="penalize")
     env.reset(seed=0, options={"deal": {"dealer": 3, "hands": [
         ["AS", "KS", "QS", "JS", "10S", "9S"], ["AC", "KC", "QC", "JC", "10C", "9C"],
@@ -466,7 +505,7 @@ def test_rule_29_penalty_opponents_score_162_plus_their_melds_and_the_game_ends(
     assert single.rewards[offender] < -1.0
 
 
-def test_rule_30_optional_declare_variant():
+def test_rule_optional_declare__variant():
     deal = {0: "AH KH QH 9D 10D 9C", 1: "JH 10H 9H AD KD QD", 2: "AS KS QS JS 10S 9S", 3: "AC KC QC JC 10C JD"}
     table = Table(optional_declare=True).deal(3, deal, turn_up="JD").accept()
     assert table.state.phase == PHASE_DECLARE and table.legal() == [DECLARE, SKIP]
@@ -481,7 +520,7 @@ def test_rule_30_optional_declare_variant():
     assert GAME.action_name(table.params, DECLARE) == "declare"
 
 
-def test_rule_31_observation_is_relative_and_hides_other_hands():
+def test_rule_hidden_information__observation_is_relative_and_hides_other_hands():
     table = Table(seed=4).deal(3, ALL_SPADES, turn_up="AH").passes(4).name("S").act("AS")
     for player in range(4):
         view = table.observe(player)
