@@ -19,7 +19,16 @@ from pettingzoo import AECEnv
 
 from cardenvs.core.errors import IllegalActionError
 from cardenvs.core.game import NO_PLAYER, Game, new_states
-from cardenvs.core.single import engine_view, entry_point, observe_game, penalize_game, reset_game, step_game
+from cardenvs.core.rng import reduced_seed
+from cardenvs.core.single import (
+    engine_view,
+    entry_point,
+    observe_game,
+    penalize_game,
+    refresh_game,
+    reset_game,
+    step_game,
+)
 from cardenvs.core.snapshot import restore_record, snapshot_record
 
 ILLEGAL_ACTION_MODES = ("raise", "penalize")
@@ -59,7 +68,7 @@ class CardEnv(AECEnv):
         self.metadata = {
             "name": game.env_id,
             "render_modes": list(RENDER_MODES),
-            "is_parallelizable": True,
+            "is_parallelizable": False,  # turn-based: a waiting seat has no legal action
         }
         n = game.num_players(self.params)
         self.possible_agents = [f"player_{i}" for i in range(n)]
@@ -101,20 +110,27 @@ class CardEnv(AECEnv):
         """Start a new game.
 
         Args:
-            seed: the game's seed. ``None`` continues the env's seed stream (from OS entropy if never seeded).
+            seed: the game's seed, any integer (taken modulo 2**64). ``None`` continues the env's seed stream
+                (from OS entropy if never seeded).
             options: ``{"deal": ...}`` starts from a chosen deal, as documented in the game's docs/rules page.
         """
+        deal = self._checked_deal(options)
         if seed is not None:
-            self._seed_stream = np.random.default_rng(seed)
-            game_seed = int(seed) % 2**64
+            game_seed = reduced_seed(seed)
+            seed_stream = np.random.default_rng(game_seed)
         else:
-            if self._seed_stream is None:
-                self._seed_stream = np.random.default_rng()
-            game_seed = int(self._seed_stream.integers(0, 2**63))
-        self._states.view(np.uint8)[:] = self._template
-        reset_game(self._engine_states, np.uint64(game_seed), self._mask)
-        if options and "deal" in options:
-            self.game.apply_deal(self._records[0], self.params, options["deal"])
+            # A copy, so that a refused deal leaves the env's seed stream where it was.
+            seed_stream = copy.deepcopy(self._seed_stream) if self._seed_stream is not None else np.random.default_rng()
+            game_seed = int(seed_stream.integers(0, 2**63))
+        # The new game is set up aside and only then replaces the old one, so a deal that is refused (ValueError)
+        # leaves the env exactly as it was.
+        staged = self._states.copy()
+        staged.view(np.uint8)[:] = self._template
+        reset_game(engine_view(staged), np.uint64(game_seed))
+        if deal is not None:
+            self.game.apply_deal(staged.view(np.recarray)[0], self.params, deal)
+        self._states[:] = staged
+        self._seed_stream = seed_stream
         self._has_reset = True
         self.agents = self.possible_agents[:]
         self.rewards = {a: 0.0 for a in self.agents}
@@ -123,13 +139,19 @@ class CardEnv(AECEnv):
         self.truncations = {a: False for a in self.agents}
         self.infos = {a: {} for a in self.agents}
         self._nonzero_rewards = []
-        self._after_change(*self._status())
+        self._refresh()
 
     def observe(self, agent: str) -> dict[str, np.ndarray]:
         if not self._has_reset:
             self._check_reset("observe")
         self._observe_game(self._engine_states, self._agent_index[agent], self._obs, self._scratch_mask)
         return {"observation": self._obs.copy(), "action_mask": self._scratch_mask.copy()}
+
+    def last(self, observe: bool = True) -> tuple:
+        """PettingZoo's ``last``; before the first ``reset`` a RuntimeError says to reset first."""
+        if not self._has_reset:
+            raise RuntimeError(f"{self.game.env_id}: call reset() before last()")
+        return super().last(observe)
 
     def step(self, action: Any) -> None:
         if not self._has_reset:
@@ -193,18 +215,10 @@ class CardEnv(AECEnv):
         self.rewards = {a: 0.0 for a in self.agents}
         self._cumulative_rewards = {a: float(snapshot["cumulative_rewards"][a]) for a in self.agents}
         self.infos = {a: {} for a in self.agents}
-        self.terminations = {a: bool(self._terminated[0]) for a in self.agents}
-        self.truncations = {a: bool(self._truncated[0]) for a in self.agents}
+        self.terminations = {a: False for a in self.agents}
+        self.truncations = {a: False for a in self.agents}
         self._nonzero_rewards = []
-        player, _, over = self._status()
-        self._game_over = bool(over)
-        if over:
-            self._mask[:] = 0
-            if self.agents:
-                self.agent_selection = self.agents[0]
-        else:
-            observe_game(self._engine_states, player, self._obs, self._mask)  # refreshes the mask
-            self.agent_selection = self.possible_agents[player]
+        self._refresh()
 
     def __deepcopy__(self, memo: dict) -> CardEnv:
         clone = copy.copy(self)
@@ -269,8 +283,17 @@ class CardEnv(AECEnv):
         over = 1 if self._terminated[0] else (2 if self._truncated[0] else 0)
         return int(self._current_player[0]), bool(self._step_rewards.any()), over
 
+    def _refresh(self) -> None:
+        """Bring every cached view (legal mask, agent to act, done flags) in line with the record.
+
+        The one place for anything that changes the record outside a step: reset, a chosen deal, restore.
+        (A step's kernel refreshes the mask itself and hands its status to :meth:`_after_change`.)
+        """
+        player, over = refresh_game(self._engine_states, self._mask)
+        self._set_turn(int(player), int(over))
+
     def _after_change(self, player: int, rewarded: bool, over: int) -> None:
-        """Copy a step's results (as returned by the compiled step) into PettingZoo's dicts."""
+        """Copy a step's results (as returned by the compiled step or penalty) into PettingZoo's dicts."""
         if self._nonzero_rewards:
             for agent in self._nonzero_rewards:
                 self.rewards[agent] = 0.0
@@ -284,6 +307,10 @@ class CardEnv(AECEnv):
                     self.rewards[agent] = value
                     self._cumulative_rewards[agent] += value
                     self._nonzero_rewards.append(agent)
+        self._set_turn(player, over)
+
+    def _set_turn(self, player: int, over: int) -> None:
+        """The agent to act and the done flags, from the record's status (over: 0 on, 1 terminated, 2 truncated)."""
         self._game_over = bool(over)
         if over:
             done = self.terminations if over == 1 else self.truncations
@@ -291,10 +318,26 @@ class CardEnv(AECEnv):
                 done[agent] = True
             self._mask[:] = 0
             # PettingZoo's convention: each done agent is then stepped with None, starting here.
-            self.agent_selection = self.agents[0]
+            if self.agents:
+                self.agent_selection = self.agents[0]
         else:
             assert player != NO_PLAYER
             self.agent_selection = self.possible_agents[player]
+
+    def _checked_deal(self, options: dict | None) -> Any:
+        """The chosen deal of ``reset``'s options, or None; ValueError if the options are not understood."""
+        if options is None:
+            return None
+        if not isinstance(options, dict) or set(options) - {"deal"}:
+            raise ValueError(f"{self.game.env_id}: reset options must be None or {{'deal': {{...}}}}; got {options!r}")
+        deal = options.get("deal")
+        if deal is not None and not isinstance(deal, dict):
+            keys = f" with keys from {', '.join(self.game.deal_keys)}" if self.game.deal_keys else ""
+            raise ValueError(
+                f"{self.game.env_id}: a deal is a dict{keys}, as 'Chosen deals' in docs/rules/{self.game.name}.md "
+                f"describes; got {deal!r}"
+            )
+        return deal
 
 
 # Attributes that copies share with the original, and views rebuilt from the state array after copying.

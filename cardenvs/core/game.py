@@ -159,6 +159,10 @@ class Game:
     #: public events of one step worth announcing to a person (a burnt pile, an extra turn), one line each, from
     #: copies of the record before and after the step
     describe_step: Callable[[Any, Any, Any], list[str]] = no_events
+    #: the keys a chosen deal (``reset(options={"deal": ...})``) may have, for error messages
+    deal_keys: tuple[str, ...] = ()
+    #: (parameters, deal) pairs: chosen deals that the generic tests start games from
+    example_deals: tuple[tuple[dict, dict], ...] = ()
 
     def __post_init__(self) -> None:
         from cardenvs.core.dispatch import register_engine

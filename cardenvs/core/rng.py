@@ -11,6 +11,7 @@ on numpy scalars, which wrap too but warn; those warnings are silenced for this 
 
 from __future__ import annotations
 
+import operator
 import warnings
 
 import numpy as np
@@ -64,6 +65,14 @@ def shuffle(state, values, count):
         tmp = values[i]
         values[i] = values[j]
         values[j] = tmp
+
+
+def reduced_seed(seed: int) -> int:
+    """A game seed as every front end takes it: any integer, reduced modulo 2**64 (ValueError for non-integers)."""
+    try:
+        return operator.index(seed) % 2**64
+    except TypeError:
+        raise ValueError(f"a seed must be an integer (taken modulo 2**64); got {seed!r}") from None
 
 
 def game_seed(seed: int, index: int) -> int:

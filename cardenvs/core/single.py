@@ -38,12 +38,21 @@ def engine_view(states: np.ndarray) -> np.ndarray:
 
 
 @njit(cache=True)
-def reset_game(states, seed, mask):
-    """Start game 0 from ``seed``; write the first player's mask; return the player to act."""
+def reset_game(states, seed):
+    """Start game 0 from ``seed`` (the caller then refreshes its views with :func:`refresh_game`)."""
+    engine_reset(states[0], seed)
+
+
+@njit(cache=True)
+def refresh_game(states, mask):
+    """Write the legal mask of the player to act; return (player to act, over flag) as :func:`step_game` does.
+
+    For anything that changes the record outside a step: a reset, a chosen deal, a restored snapshot.
+    """
     state = states[0]
-    engine_reset(state, seed)
     engine_legal_mask(state, mask)
-    return state.current_player
+    player, _, over = _status(state)
+    return player, over
 
 
 @njit(cache=True)

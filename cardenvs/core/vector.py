@@ -8,7 +8,6 @@ depends only on its seed and its actions: never on the batch size or the number 
 
 from __future__ import annotations
 
-import operator
 from typing import Any
 
 import numpy as np
@@ -17,7 +16,7 @@ from numba import njit, prange
 from cardenvs.core.dispatch import engine_observe, engine_penalize, engine_reset, engine_step
 from cardenvs.core.errors import IllegalActionError
 from cardenvs.core.game import Game, new_states
-from cardenvs.core.rng import game_seed, next_u64, rand_below, seed_state
+from cardenvs.core.rng import game_seed, next_u64, rand_below, reduced_seed, seed_state
 from cardenvs.core.single import engine_view
 
 # Kept apart from the game seeds so that sampling actions never touches the games' own chance.
@@ -96,8 +95,8 @@ def _explicit_seeds(seeds: Any, num_envs: int) -> np.ndarray:
     if len(values) != num_envs:
         raise ValueError(f"seeds must be {num_envs} integers (one per game), got {len(values)} values")
     try:
-        reduced = [operator.index(value) % 2**64 for value in values]
-    except TypeError:
+        reduced = [reduced_seed(value) for value in values]
+    except ValueError:
         raise ValueError(f"seeds must be {num_envs} integers (one per game), got {values!r:.200}") from None
     return np.array(reduced, np.uint64)
 
@@ -161,8 +160,7 @@ class VectorEnv:
                 raise ValueError("reset takes seed or seeds, not both")
             seeds = _explicit_seeds(seeds, self.num_envs)
         else:
-            if seed is None:
-                seed = int(np.random.SeedSequence().entropy % 2**64)
+            seed = int(np.random.SeedSequence().entropy % 2**64) if seed is None else reduced_seed(seed)
             seeds = np.array([game_seed(seed, i) for i in range(self.num_envs)], np.uint64)
         _reset_games(
             self._engine_states, self._raw, self._template, seeds, self.current_players, self.observations,
