@@ -97,6 +97,15 @@ GAME = Game(
     observation_layout=observation_layout,
     render=render,
     apply_deal=apply_deal,
+    deal_keys=("dealer", "deck", "hands", "turn_up"),
+    example_deals=(
+        ({}, {"dealer": 3, "hands": [
+            ["AS", "KS", "QS", "JS", "10S", "9S"], ["AC", "KC", "QC", "JC", "10C", "9C"],
+            ["AD", "KD", "QD", "JD", "10D", "9D"], ["AH", "KH", "QH", "JH", "10H", "9H"]]}),
+        ({"optional_declare": True}, {"dealer": 0, "hands": [
+            ["JH", "9H", "AH", "10S", "KS", "QS"], ["AC", "KC", "QC", "JC", "10C", "9C"],
+            ["AD", "KD", "QD", "JD", "10D", "9D"], ["10H", "KH", "QH", "AS", "JS", "9S"]], "turn_up": "QS"}),
+    ),
     check_invariants=rules.check_invariants,
     example_params=(
         {},

@@ -94,6 +94,13 @@ GAME = Game(
     observation_layout=observation_layout,
     render=render,
     apply_deal=apply_deal,
+    deal_keys=DEAL_KEYS,
+    example_deals=(
+        ({}, {"dealer": 1, "hands": [["3C", "4C", "5C", "6C"], ["3D", "4D", "5D", "6D"]],
+              "upcards": [["KC", "QC", "JC"], ["KD", "QD", "JD"]]}),
+        ({}, {"dealer": 0, "hands": [["3C", "4C", "5C", "6C"], ["3D", "4D", "5D", "6D"]],
+              "upcards": [["KC", "QC", "JC"], ["KD", "QD", "JD"]], "stock": ["AS", "2S"]}),
+    ),
     check_invariants=rules.check_invariants,
     example_params=(
         {},

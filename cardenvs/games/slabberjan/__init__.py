@@ -80,6 +80,11 @@ GAME = Game(
     observation_layout=observation_layout,
     render=render,
     apply_deal=apply_deal,
+    deal_keys=("dealer", "pieces", "bag"),
+    example_deals=(
+        ({}, {"dealer": 2, "pieces": ["5", "fool", "knight", "3"]}),
+        ({"num_players": 3, "dealer_may_swap_left": True}, {"dealer": 0, "pieces": ["cat", "2", "bird"]}),
+    ),
     check_invariants=rules.check_invariants,
     example_params=(
         {"num_players": 2},

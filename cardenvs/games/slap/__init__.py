@@ -93,6 +93,12 @@ GAME = Game(
     observation_layout=observation_layout,
     render=render,
     apply_deal=apply_deal,
+    deal_keys=("dealer", "deck", "stacks"),
+    example_deals=(
+        ({"num_players": 2, "windows": "slappable_only"},
+         {"dealer": 1, "stacks": [["5c", "2c", "9c", "4c"], ["5d", "3d", "9d", "Kh"]]}),
+        ({"num_players": 3}, {"dealer": 2, "stacks": [["Qs", "4h", "4c"], ["10c", "Jd"], ["7h", "7s", "Ac"]]}),
+    ),
     check_invariants=rules.check_invariants,
     example_params=(
         {"num_players": 2},

@@ -22,6 +22,12 @@ GAME = Game(
     observation_layout=observation_layout,
     render=render,
     apply_deal=apply_deal,
+    deal_keys=("dealer", "deck", "stats", "xp", "damage", "discard", "rest"),
+    example_deals=(
+        ({}, {"dealer": 1, "stats": [["5H", "7D", "2S", "9C"], ["4H", "6D", "3S", "8C"]],
+              "xp": [["2D", "3D", "4D", "5D", "6S"], ["2C", "3C", "4C", "5C", "6C"]]}),
+        ({}, {"dealer": 1, "stats": [["5H", "7D", "2S", "9C"], ["4H", "6D", "3S", "8C"]], "deck": ["AH", "JS"]}),
+    ),
     check_invariants=check_invariants,
     example_params=(
         {},
