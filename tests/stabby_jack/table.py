@@ -18,8 +18,6 @@ class Table:
         deal = {"dealer": 1, **deal}
         self.env = cardenvs.env("stabby_jack_v0", **params)
         self.env.reset(seed=seed, options={"deal": deal})
-        # Core's reset computes the legal mask before applying the deal; a snapshot round trip refreshes it.
-        self.env.restore(self.env.snapshot())
         self.params = self.env.params
 
     @property
