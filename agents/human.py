@@ -6,16 +6,21 @@ numbered from 1, with their names. The person answers with
 
 - a number from the list;
 - an action's name, case-insensitive, or any unambiguous start of it; the first word may be left out, so
-  ``10s`` picks ``play 10S`` and ``exch`` picks ``exchange (...)``;
+  ``10s`` picks ``play 10S`` and ``exch`` picks ``exchange (...)``; a suit symbol may be typed as its letter
+  (c ♣, d ♦, h ♥, s ♠), so ``4c`` and ``play 4c`` pick ``play 4♣``;
 - ``table`` (show the table again), ``actions`` (list the actions again), ``?`` or ``help``;
 - ``q`` or ``quit`` (or end of input) to stop: :meth:`HumanAgent.act` raises :class:`QuitGame`.
 
 Anything else is answered with a message and asked again; only a legal action is ever returned.
+
+A game whose ``action_name`` takes a ``state`` keyword names actions from the current position (Gin
+Slaughtre's arrangements name the upcards they make); the agent passes it the bound env's record.
 ``cardenvs play`` (:mod:`cardenvs.commands.play`) seats one against the baseline agents.
 """
 
 from __future__ import annotations
 
+import inspect
 from collections.abc import Callable
 from typing import Any
 
@@ -32,14 +37,21 @@ ACTIONS_WORDS = ("actions",)
 #: the width the action list is laid out in columns for
 LIST_WIDTH = 100
 PROMPT = "your move> "
+#: suit symbols and the letter a person may type for each (white and black forms alike)
+SUIT_LETTERS = str.maketrans({"♣": "c", "♧": "c", "♦": "d", "♢": "d", "♥": "h", "♡": "h", "♠": "s", "♤": "s"})
 
 HELP_TEXT = """\
 Type the number of an action from the list, or its name (any unambiguous start of it; the first word,
-such as "play", may be left out). Other commands:
+such as "play", may be left out; type suits as letters: c d h s, so "4c" is 4♣). Other commands:
   table    show the table again
   actions  list the legal actions again
   ?, help  this help
   q, quit  stop playing (end of input and Ctrl-C stop too)"""
+
+
+def typed_form(text: str) -> str:
+    """``text`` as it is compared with what a person types: lower case, single spaces, suit symbols as letters."""
+    return " ".join(text.lower().translate(SUIT_LETTERS).split())
 
 
 class QuitGame(Exception):  # noqa: N818 -- a choice of the person, not an error
@@ -77,6 +89,8 @@ class HumanAgent(Agent):
         self.params = params if params is not None else self.game.make_params()
         self.env: Any = None
         self.player: int | None = None
+        # whether the game can name actions from the current position
+        self.names_from_state = "state" in inspect.signature(self.game.action_name).parameters
 
     def bind(self, env: Any, player: int) -> None:
         """Show ``env``'s table and seat ``player``'s private view before each decision.
@@ -90,8 +104,11 @@ class HumanAgent(Agent):
         self.params = self.env.params
 
     def action_name(self, action: int) -> str:
-        """The game's name of ``action`` (its id where the game has no name for it)."""
+        """The game's name of ``action``, from the bound env's position where the game can (its id where the game
+        has no name for it)."""
         try:
+            if self.names_from_state and self.env is not None:
+                return self.game.action_name(self.params, int(action), state=self.env.state_record)
             return self.game.action_name(self.params, int(action))
         except (ValueError, IndexError):
             return f"action {int(action)}"
@@ -143,7 +160,7 @@ class HumanAgent(Agent):
         Raises:
             QuitGame: the answer is ``q``, ``quit`` or ``exit``.
         """
-        text = " ".join(line.strip().lower().split())
+        text = typed_form(line)
         if text in QUIT_WORDS:
             raise QuitGame("you quit")
         if text in HELP_WORDS:
@@ -162,7 +179,7 @@ class HumanAgent(Agent):
         return self._match_name(text, legal)
 
     def _match_name(self, text: str, legal: np.ndarray) -> tuple[int | None, str]:
-        names = {int(a): self.action_name(a).lower() for a in legal}
+        names = {int(a): typed_form(self.action_name(a)) for a in legal}
         # The full name, or the name without its first word ("play 10s" -> "10s").
         forms = {a: (name, name.partition(" ")[2]) for a, name in names.items()}
         for matches in (

@@ -12,7 +12,7 @@ from cardenvs.games.gin_slaughtre.actions import (
     run_action,
     set_action,
 )
-from cardenvs.games.gin_slaughtre.cards import NO_CARD, card_id, card_ids, card_name
+from cardenvs.games.gin_slaughtre.cards import NO_CARD, SUIT_LETTERS, SUIT_SYMBOLS, card_id, card_ids, card_name
 from cardenvs.games.gin_slaughtre.rules import (
     LOC_BURNT,
     LOC_DOWN,
@@ -90,7 +90,8 @@ class Table:
         return np.flatnonzero(self.mask).tolist()
 
     def legal_names(self) -> set[str]:
-        return {GAME.action_name(self.params, a) for a in self.legal()}
+        """The legal actions' names with cards as in ``deal`` lists (``"play 7C"``, ``"run 5S-8S"``)."""
+        return {ascii_name(GAME.action_name(self.params, a)) for a in self.legal()}
 
     def act(self, *actions: int) -> Table:
         for action in actions:
@@ -132,6 +133,13 @@ def trick(*cards) -> int:
         return set_action(ids)
     ids.sort()
     return run_action(ids[0] % 4, ids[0] // 4, len(ids))
+
+
+def ascii_name(name: str) -> str:
+    """An action name with its cards written as card names: ``"play 10♥"`` -> ``"play 10H"``, ``Jo1`` -> ``JO1``."""
+    for symbol, letter in zip(SUIT_SYMBOLS, SUIT_LETTERS, strict=True):
+        name = name.replace(symbol, letter)
+    return name.replace("Jo", "JO")
 
 
 def names(cards) -> set[str]:

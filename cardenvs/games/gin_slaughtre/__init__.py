@@ -8,11 +8,18 @@ import numpy as np
 
 from cardenvs.core.game import Game
 from cardenvs.games.gin_slaughtre import actions, rules
-from cardenvs.games.gin_slaughtre.actions import HAND_SIZE, NUM_ALL_ACTIONS, NUM_BASE_ACTIONS, NUM_UPCARDS, PAIR_BASE
+from cardenvs.games.gin_slaughtre.actions import (
+    HAND_SIZE,
+    NUM_ALL_ACTIONS,
+    NUM_ARRANGEMENTS,
+    NUM_BASE_ACTIONS,
+    NUM_UPCARDS,
+    PAIR_BASE,
+)
 from cardenvs.games.gin_slaughtre.cards import NUM_CARDS, card_ids
 from cardenvs.games.gin_slaughtre.observation import observation_layout, observe
 from cardenvs.games.gin_slaughtre.params import NUM_PLAYERS, GinSlaughtreParams, fill_params, state_fields
-from cardenvs.games.gin_slaughtre.render import render, render_private
+from cardenvs.games.gin_slaughtre.render import describe_step, render, render_private
 
 DEAL_KEYS = ("dealer", "deck", "hands", "upcards", "downcards", "stock")
 
@@ -26,9 +33,19 @@ def num_actions(params: GinSlaughtreParams) -> int:
     return NUM_BASE_ACTIONS
 
 
-def action_name(params: GinSlaughtreParams, action: int) -> str:
-    """A short readable name, e.g. ``"play 7H"``, ``"run 5-8S (4)"``, ``"take the pile"``."""
-    return actions.action_name(int(action))
+def action_name(params: GinSlaughtreParams, action: int, state: np.record | None = None) -> str:
+    """A short readable name with cards as on the table, e.g. ``"play 7♥"``, ``"run 5♠-8♠"``, ``"take the pile"``.
+
+    Given the current ``state``, an arrangement names the upcards it makes (``"upcards: 2♦ 9♥ 9♠"``) from the
+    cards of the player to act; without it, their places among the player's seven cards sorted by id.
+    """
+    action = int(action)
+    if state is not None and action < NUM_ARRANGEMENTS and int(state.phase) == rules.PHASE_ARRANGE:
+        seat = int(state.current_player)
+        location = np.asarray(state.location)
+        dealt = np.flatnonzero((location == rules.LOC_HAND + seat) | (location == rules.LOC_UP + seat)).tolist()
+        return actions.action_name(action, dealt)
+    return actions.action_name(action)
 
 
 def _seat_cards(deal: dict[str, Any], key: str, size: int) -> list[list[int]]:
@@ -114,4 +131,5 @@ GAME = Game(
     observe=observe,
     penalize=rules.penalize,
     render_private=render_private,
+    describe_step=describe_step,
 )

@@ -19,8 +19,8 @@ from cardenvs.games.gin_slaughtre.cards import (
     NUM_CARDS,
     NUM_SUITED_RANKS,
     NUM_SUITS,
-    SUIT_LETTERS,
     card_name,
+    pretty_name,
 )
 
 HAND_SIZE = 4  # cards a player refills to (rule:refill)
@@ -116,23 +116,28 @@ def arrangement_action(dealt: list[int], upcards: list[int]) -> int:
     raise ValueError("upcards must be 3 distinct cards of the 7 dealt")
 
 
-def action_name(action: int) -> str:
-    """A short readable name of any action id."""
+def action_name(action: int, dealt: list[int] | None = None) -> str:
+    """A short readable name of any action id, with cards written as on the table: ``"play 4♣"``,
+    ``"set 7♣ 7♦ 7♠"``, ``"run 5♠-8♠"``, ``"take the pile"``.
+
+    An arrangement names the upcards it makes: ``"upcards: 2♦ 9♥ 9♠"`` given the player's seven ``dealt``
+    card ids, otherwise their places in id order, ``"upcards: cards #1 #2 #5 (by id)"``.
+    """
     if action < SINGLE_BASE:
-        slots = ",".join(str(int(i) + 1) for i in ARRANGEMENTS[action - ARRANGE_BASE])
-        return f"arrange: upcards = own cards #{slots} (by id)"
+        places = [int(i) for i in ARRANGEMENTS[action - ARRANGE_BASE]]
+        if dealt is not None:
+            order = sorted(dealt)
+            return "upcards: " + " ".join(pretty_name(order[i]) for i in places)
+        return "upcards: cards " + " ".join(f"#{i + 1}" for i in places) + " (by id)"
     if action == TAKE_PILE:
         return "take the pile"
     if action == DRAW:
         return "draw"
     if SLOT_BASE <= action < PAIR_BASE:
         return f"turn over downcard {action - SLOT_BASE + 1}"
-    cards = [card_name(int(c)) for c in ACTION_CARDS[action, : ACTION_SIZE[action]]]
+    cards = [pretty_name(int(c)) for c in ACTION_CARDS[action, : ACTION_SIZE[action]]]
     if action < SET3_BASE:
         return f"play {cards[0]}"
     if action < RUN_BASE or action >= PAIR_BASE:
         return "set " + " ".join(cards)
-    suit = SUIT_LETTERS[(action - RUN_BASE) // RUNS_PER_SUIT]
-    first, last = cards[0][:-1], cards[-1][:-1]
-    return f"run {first}-{last}{suit} ({len(cards)})"
-
+    return f"run {cards[0]}-{cards[-1]}"

@@ -49,9 +49,9 @@ def card_name(card: int) -> str:
 
 
 def pretty_name(card: int) -> str:
-    """Name with a suit symbol, for rendering: ``"10♥"``, ``"Jo"``."""
+    """Name with a suit symbol, as on the table and in action names: ``"10♥"``, ``"Jo1"``/``"Jo2"``."""
     if card >= FIRST_JOKER:
-        return "Jo"
+        return f"Jo{card - FIRST_JOKER + 1}"
     return RANK_NAMES[card // NUM_SUITS] + SUIT_SYMBOLS[card % NUM_SUITS]
 
 

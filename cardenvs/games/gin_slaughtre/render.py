@@ -1,20 +1,34 @@
-"""Gin Slaughtre as text: the public table, never a hidden card."""
+"""Gin Slaughtre as text: the public table, a seat's private view, and the public events of a step."""
 
 from __future__ import annotations
 
 import numpy as np
 
 from cardenvs.games.gin_slaughtre.actions import ARRANGEMENTS
-from cardenvs.games.gin_slaughtre.cards import NUM_CARDS, pretty_name
+from cardenvs.games.gin_slaughtre.cards import (
+    NO_CARD,
+    NUM_CARDS,
+    NUM_SUITS,
+    RANK_NINE,
+    SUIT_SYMBOLS,
+    pretty_name,
+)
 from cardenvs.games.gin_slaughtre.params import NUM_PLAYERS, GinSlaughtreParams
 from cardenvs.games.gin_slaughtre.rules import (
+    LOC_DOWN,
     LOC_HAND,
+    LOC_PILE,
+    LOC_STOCK,
     LOC_UP,
     PHASE_ARRANGE,
     PHASE_OVER,
+    PHASE_PLAY,
+    QUARTET,
 )
 
 PILE_CARDS_SHOWN = 8
+#: ranks as words in "four 7s" (Ace 0 … King 12)
+RANK_PLURALS = ("Aces", "2s", "3s", "4s", "5s", "6s", "7s", "8s", "9s", "10s", "Jacks", "Queens", "Kings")
 
 
 def _names(cards: list[int]) -> str:
@@ -68,3 +82,90 @@ def render_private(state: np.record, params: GinSlaughtreParams, player: int) ->
             chosen = [dealt[int(k)] for k in ARRANGEMENTS[choice]]
             lines.append(f"  you chose as upcards (revealed when both have chosen): {_names(chosen)}")
     return "\n".join(lines)
+
+
+# ---------------------------------------------------------------- events of one step
+
+
+def _seat(seat: int) -> str:
+    return f"player_{seat}"
+
+
+def _count(number: int, what: str) -> str:
+    return f"{number} {what}" if number == 1 else f"{number} {what}s"
+
+
+def _burn_reason(pile: list[int]) -> str:
+    """Why the pile (bottom to top, as it lay just before burning) burnt (rule:nines, rule:quartets)."""
+    top = pile[-1]
+    if top // NUM_SUITS == RANK_NINE:
+        return "a 9"
+    last = pile[-QUARTET:]
+    if len(last) == QUARTET and len({card // NUM_SUITS for card in last}) == 1:
+        return f"four {RANK_PLURALS[top // NUM_SUITS]}"
+    return f"four {SUIT_SYMBOLS[top % NUM_SUITS]}"  # rank_or_suit: four of a suit
+
+
+def _starter(after: np.record) -> str:
+    """Who starts and why (rule:starter); a starter card found in a hand is declared, so it is public."""
+    seat = int(after.current_player)
+    card = int(after.starter_card)
+    if card == NO_CARD:
+        return f"{_seat(seat)} starts (left of the dealer)"
+    where = "an upcard" if int(after.location[card]) == LOC_UP + seat else "declared from the hand"
+    return f"{_seat(seat)} starts with the lowest card, {pretty_name(card)} ({where})"
+
+
+def describe_step(before: np.record, after: np.record, params: GinSlaughtreParams) -> list[str]:
+    """The public events of one step, one line each: the starter once both arrangements are revealed, a turned
+    downcard, a burn, a pile picked up, forced draws, the red-5 restriction, an extra turn, the end.
+
+    Only public facts are named (rule:hidden_information): burnt and picked-up cards are counted, drawn cards
+    are never named, and the only cards named are the declared starter card and a turned-over downcard.
+    """
+    lines: list[str] = []
+    if int(before.phase) == PHASE_ARRANGE:
+        if int(after.phase) == PHASE_PLAY:
+            lines.append("both players reveal their upcards")
+            lines.append(_starter(after))
+        return lines + _ending(after, params)
+    if int(before.phase) != PHASE_PLAY:
+        return lines
+    player = int(before.current_player)
+    opponent = NUM_PLAYERS - 1 - player
+    was = np.asarray(before.location)
+    now = np.asarray(after.location)
+    owned_before = (was == LOC_HAND + player) | (was == LOC_UP + player) | (was == LOC_DOWN + player)
+    owned_now = (now == LOC_HAND + player) | (now == LOC_UP + player) | (now == LOC_DOWN + player)
+    laid = np.flatnonzero(owned_before & ~owned_now).tolist()  # ids ascending: the order a trick is laid in
+    turned = np.flatnonzero((was == LOC_DOWN + player) & (now != LOC_DOWN + player)).tolist()
+    for card in turned:  # rule:downcards: turned face up for both to see
+        if card in laid:
+            lines.append(f"{_seat(player)} turns over {pretty_name(card)} and plays it")
+        else:
+            lines.append(f"{_seat(player)} turns over {pretty_name(card)}, which cannot be played")
+    if int(after.burnt_count) > int(before.burnt_count):  # rule:burning
+        pile = [int(c) for c in before.pile[: before.pile_size]] + laid
+        lines.append(f"{_seat(player)} burns the pile ({_burn_reason(pile)})")
+    from_pile = (was == LOC_PILE) | (owned_before & ~owned_now)
+    for seat in range(NUM_PLAYERS):  # rule:take_pile, rule:joker
+        taken = int((from_pile & (now == LOC_HAND + seat)).sum())
+        if taken:
+            lines.append(f"{_seat(seat)} picks up the pile ({_count(taken, 'card')})")
+    forced = int(((was == LOC_STOCK) & (now == LOC_HAND + opponent)).sum())
+    if forced:  # rule:black_five, rule:jack: only how many, never which
+        lines.append(f"{_seat(opponent)} draws {_count(forced, 'card')} from the stock")
+    if int(after.phase) == PHASE_PLAY:
+        if after.restricted:  # rule:red_five
+            lines.append(f"{_seat(int(after.current_player))} must play 5 or lower (or 2s or 9s)")
+        if int(after.current_player) == player:  # rule:nines, rule:burning, rule:joker
+            lines.append(f"{_seat(player)} plays again")
+    return lines + _ending(after, params)
+
+
+def _ending(after: np.record, params: GinSlaughtreParams) -> list[str]:
+    if after.terminated and int(after.winner) >= 0:  # rule:winning
+        return [f"{_seat(int(after.winner))} has no cards left and wins"]
+    if after.truncated:  # rule:truncation
+        return [f"the game stops after {params.max_turns} turns: a draw"]
+    return []
