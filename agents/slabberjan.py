@@ -40,6 +40,8 @@ class SlabberjanHeuristic(Agent):
         left_known = views["known_pieces"][self.kinds + 1 : 2 * (self.kinds + 1)]
         left = int(left_known.argmax())
         left = NO_PIECE if left == self.kinds else left
+        # A matador held protects against attacks (rule:matadors_refuse); a known worse piece on the left would
+        # come back in the exchange (rule:exchange).
         keep = own >= INN or own >= self.stand_at or (left != NO_PIECE and left < own)
         choice = STAND if keep else EXCHANGE
         if not mask[choice]:

@@ -30,17 +30,20 @@ class SlabberjanParams:
 
     Attributes:
         num_players: seats, 2–42.
-        start_chips: chips each player starts with (RULINGS §1.3 #17).
-        low_order: order of the four lowest pieces: ``"seed"`` (white bread > chamber pot > scary face > fool)
-            or ``"rule_sheet"`` (white bread > scary face > chamber pot > fool, the old Zeeland sheet).
-        forced_swap: non-dealers must try to swap (the seed's literal "must"); default they may stand.
-        bird_attempter_pays: the player who runs into the Bird pays 1 (the De Waal variant).
-        dealer_may_swap_left: the dealer may also swap with the left neighbour instead of the bag.
-        bag_matador_rule: what a matador drawn from the bag does: ``"as_holder"`` (acts as if a player held
-            it), ``"inn_redraw_only"`` (Gnav: only an Inn is redrawn, others are kept) or ``"keep_any"``.
-        fool_knocks: a player dealt a Fool must make it public at once (Gnav's knock).
-        reward_scheme: ``"winner_takes_all"`` (+1 winner, −1 the rest) or ``"placement"`` (linear in the
-            order of elimination, from +1 for the winner to −1 for the first out).
+        start_chips: chips each player starts with (rule:players_and_chips).
+        low_order: order of the four lowest pieces (rule:pieces_and_ranks): ``"seed"`` (white bread > chamber
+            pot > scary face > fool) or ``"rule_sheet"`` (white bread > scary face > chamber pot > fool, the old
+            Zeeland sheet).
+        forced_swap: non-dealers must try to swap (rule:non_dealer_choice); by default they may stand.
+        bird_attempter_pays: the player who runs into the Bird pays 1 (rule:bird).
+        dealer_may_swap_left: the dealer may also swap with the left neighbour instead of the bag
+            (rule:dealer_choice).
+        bag_matador_rule: what a matador drawn from the bag does (rule:bag_matadors): ``"as_holder"`` (acts
+            as if a player held it), ``"inn_redraw_only"`` (Gnav: only an Inn is redrawn, others are kept) or
+            ``"keep_any"``.
+        fool_knocks: a player dealt a Fool must make it public at once (rule:fool_knock).
+        reward_scheme: ``"winner_takes_all"`` (+1 winner, −1 the rest) or ``"placement"`` (linear in the order
+            of elimination, from +1 for the winner to −1 for the first out); see rule:end_and_rewards.
     """
 
     num_players: int = 4
@@ -68,39 +71,53 @@ def state_fields(params: SlabberjanParams) -> list[StateField]:
     n = params.num_players
     return header_fields(n) + [
         # --- parameters (constant during a game)
-        StateField("start_chips", np.int32, (), ""),
-        StateField("forced_swap", np.bool_, (), ""),
-        StateField("bird_attempter_pays", np.bool_, (), ""),
-        StateField("dealer_may_swap_left", np.bool_, (), ""),
-        StateField("bag_matador_rule", np.int8, (), "index into BAG_MATADOR_RULES"),
-        StateField("fool_knocks", np.bool_, (), ""),
-        StateField("reward_scheme", np.int8, (), "index into REWARD_SCHEMES"),
+        StateField("start_chips", np.int32, (), "chips each seat starts the game with"),
+        StateField("forced_swap", np.bool_, (), "non-dealers may not stand (forced_swap)"),
+        StateField("bird_attempter_pays", np.bool_, (), "running into the Bird costs the attacker 1 chip"),
+        StateField("dealer_may_swap_left", np.bool_, (), "the dealer may swap with the left neighbour (action 2)"),
+        StateField(
+            "bag_matador_rule", np.int8, (), "index into BAG_MATADOR_RULES: 0 as_holder, 1 inn_redraw_only, 2 keep_any"
+        ),
+        StateField("fool_knocks", np.bool_, (), "a dealt Fool is made public at the deal"),
+        StateField("reward_scheme", np.int8, (), "index into REWARD_SCHEMES: 0 winner_takes_all, 1 placement"),
         StateField("rank_of", np.int8, (NUM_KINDS,), "showdown rank of each piece kind (from low_order)"),
         # --- game
-        StateField("phase", np.int8, (), "PHASE_TURNS, PHASE_DEALER or PHASE_OVER"),
-        StateField("round_number", np.int32, (), "rounds started, redeals included"),
+        StateField("phase", np.int8, (), "PHASE_TURNS 0 (non-dealers act), PHASE_DEALER 1 or PHASE_OVER 2"),
+        StateField("round_number", np.int32, (), "rounds dealt so far, redeals included"),
         StateField("dealer", np.int32, (), "seat of this round's dealer"),
         StateField("chips", np.int32, (n,), "chips each seat holds"),
-        StateField("pot", np.int32, (), "chips paid to the centre"),
-        StateField("in_game", np.uint8, (n,), "still in (not eliminated)"),
-        StateField("owes", np.uint8, (n,), "had to pay with no chips: eliminated at the end of this round"),
-        StateField("out_order", np.int32, (n,), "0 while in; k when in the k-th group of eliminations"),
-        StateField("piece", np.int8, (n,), "piece kind held (NO_PIECE once eliminated)"),
-        StateField("original", np.int8, (n,), "piece kind dealt this round"),
-        StateField("bag", np.int8, (NUM_PIECES,), "piece kinds in the bag; bag[bag_size - 1] is drawn next"),
-        StateField("bag_size", np.int32, (), ""),
-        StateField("set_aside", np.int8, (NUM_KINDS,), "face-up pieces set aside this round, count per kind"),
-        StateField("acted", np.int8, (n,), "this round: ACT_NONE, ACT_STOOD, ACT_SWAPPED or ACT_BAGGED"),
-        StateField("announced", np.int8, (n,), "this round's matador announcement: NO_PIECE or the matador kind"),
-        StateField("fool_knocked", np.uint8, (n,), "dealt a Fool this round and knocked (fool_knocks only)"),
-        StateField("known", np.int8, (n, n), "known[v, s]: the last kind v knows s to hold, NO_PIECE if unknown"),
-        StateField("shown", np.int8, (n,), "kinds revealed at the last showdown, NO_PIECE before the first"),
-        StateField("paid", np.uint8, (n,), "paid (or owed) at the last showdown"),
+        StateField("pot", np.int32, (), "chips paid to the centre so far"),
+        StateField("in_game", np.uint8, (n,), "1 while the seat is still in (not eliminated)"),
+        StateField("owes", np.uint8, (n,), "1 if it had to pay with no chips: eliminated at the end of this round"),
+        StateField("out_order", np.int32, (n,), "0 while in; k when out in the k-th group of eliminations"),
+        StateField("piece", np.int8, (n,), "kind id held; NO_PIECE (-1) once eliminated"),
+        StateField("original", np.int8, (n,), "kind id dealt this round (what the Cat gives back); NO_PIECE if out"),
+        StateField(
+            "bag",
+            np.int8,
+            (NUM_PIECES,),
+            "kind ids in the bag, first bag_size entries; bag[bag_size - 1] is drawn next",
+        ),
+        StateField("bag_size", np.int32, (), "pieces left in the bag"),
+        StateField("set_aside", np.int8, (NUM_KINDS,), "face-up pieces set aside this round, count per kind id"),
+        StateField("acted", np.int8, (n,), "this round: ACT_NONE 0, ACT_STOOD 1, ACT_SWAPPED 2 or ACT_BAGGED 3"),
+        StateField("announced", np.int8, (n,), "matador kind id announced this round, or NO_PIECE (-1)"),
+        StateField("fool_knocked", np.uint8, (n,), "1 if dealt a Fool this round and knocked (fool_knocks only)"),
+        StateField(
+            "known", np.int8, (n, n), "known[v, s]: the last kind id v knows s to hold, NO_PIECE (-1) if unknown"
+        ),
+        StateField(
+            "shown", np.int8, (n,), "kind ids shown at the last showdown; NO_PIECE (-1) before the first or when out"
+        ),
+        StateField("paid", np.uint8, (n,), "1 if the seat paid (or owed) at the last showdown"),
     ]
 
 
 def rank_table(low_order: str) -> np.ndarray:
-    """Showdown rank of every piece kind; kind ids follow the seed's order, so only the rule sheet differs."""
+    """Showdown rank of every piece kind (rule:pieces_and_ranks).
+
+    Kind ids follow the default order, so only the rule sheet's order differs from the ids.
+    """
     ranks = np.arange(NUM_KINDS, dtype=np.int8)
     if low_order == "rule_sheet":
         ranks[CHAMBER_POT], ranks[SCARY_FACE] = SCARY_FACE, CHAMBER_POT

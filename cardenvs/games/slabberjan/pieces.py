@@ -1,4 +1,4 @@
-"""Slabberjan's 21 piece kinds. A kind's id is its rank in the seed's order (Fool 0 … Knight 20)."""
+"""Slabberjan's 21 piece kinds (rule:pieces_and_ranks): a kind's id is its default rank (Fool 0 … Knight 20)."""
 
 from __future__ import annotations
 

@@ -1,6 +1,6 @@
 """Slabberjan's rules engine: compiled functions over one state record (see params.state_fields).
 
-Rule numbers in comments (R1…) refer to docs/rules/slabberjan.md.
+Comments cite rules as ``rule:<slug>``, the rules of docs/rules/slabberjan.md.
 """
 
 from __future__ import annotations
@@ -68,7 +68,7 @@ def is_matador(kind):
 
 @njit(cache=True)
 def _pay(state, player):
-    """R13: pay one chip to the centre, or owe it (eliminated at the end of the round) with none left."""
+    """rule:paying: pay one chip to the centre, or owe it (eliminated at the end of the round) with none left."""
     if state.chips[player] > 0:
         state.chips[player] -= 1
         state.pot += 1
@@ -78,7 +78,7 @@ def _pay(state, player):
 
 @njit(cache=True)
 def _announce(state, seat, kind):
-    """R7: a matador stops an exchange and is announced to everyone."""
+    """rule:matadors_refuse: a matador stops an exchange and is announced to everyone."""
     state.announced[seat] = kind
     for viewer in range(state.num_players):
         state.known[viewer, seat] = kind
@@ -86,7 +86,7 @@ def _announce(state, seat, kind):
 
 @njit(cache=True)
 def _undo_exchanges(state):
-    """R9 (Cat): every piece goes back to the seat it was dealt to; what players learnt from exchanges is void."""
+    """rule:cat: every piece goes back to the seat it was dealt to; what players learnt from exchanges is void."""
     n = state.num_players
     for seat in range(n):
         if state.in_game[seat]:
@@ -103,7 +103,7 @@ def _undo_exchanges(state):
 
 @njit(cache=True)
 def _deal_from_bag(state):
-    """R3: one piece to each player from the bag's top, from the dealer's left round to the dealer.
+    """rule:deal: one piece to each player from the bag's top, from the dealer's left round to the dealer.
 
     Expects all 42 pieces in ``state.bag`` in draw order. Starts the round's turns.
     """
@@ -126,7 +126,7 @@ def _deal_from_bag(state):
             state.piece[seat] = NO_PIECE
         state.original[seat] = state.piece[seat]
         state.known[seat, seat] = state.piece[seat]
-    if state.fool_knocks:  # R18 variant: a dealt Fool is made public
+    if state.fool_knocks:  # rule:fool_knock: a dealt Fool is made public
         for seat in range(n):
             if state.in_game[seat] and state.piece[seat] == FOOL:
                 state.fool_knocked[seat] = True
@@ -142,7 +142,7 @@ def _deal_from_bag(state):
 
 @njit(cache=True)
 def _new_round(state):
-    """R3: collect all pieces, mix them in the bag, and deal."""
+    """rule:deal: collect all pieces, mix them in the bag, and deal."""
     position = 0
     for kind in range(NUM_KINDS):
         for _ in range(COPIES):
@@ -154,7 +154,7 @@ def _new_round(state):
 
 @njit(cache=True)
 def reset(state, seed):
-    """R1–R3: chips to everyone, a random first dealer, the first deal."""
+    """rule:players_and_chips, rule:deal: chips to everyone, a random first dealer, the first deal."""
     seed_state(state, seed)
     n = state.num_players
     state.chips[:] = state.start_chips
@@ -166,36 +166,39 @@ def reset(state, seed):
 
 @njit(cache=True)
 def _swap_attempt(state, attacker):
-    """R6–R11: the attacker tries to exchange with the left neighbour; matadors answer automatically."""
+    """The attacker tries to exchange with the left neighbour (rule:exchange); matadors answer automatically.
+
+    rule:matadors_refuse, rule:inn, rule:cat, rule:bird, rule:knight; fool over fool asks for a redeal.
+    """
     target = left_of(state, attacker)
-    while target != attacker:  # R8: an Inn chain reaching the attacker fails at no cost
+    while target != attacker:  # rule:inn: a chain reaching the attacker fails at no cost
         kind = state.piece[target]
-        if kind == INN:  # R8: go by the Inn
+        if kind == INN:  # rule:inn: go by the Inn
             _announce(state, target, kind)
             target = left_of(state, target)
             continue
-        if kind == CAT:  # R9
+        if kind == CAT:  # rule:cat: play goes on left of the attacker
             _announce(state, target, kind)
             _pay(state, attacker)
             _undo_exchanges(state)
             return _TURN_ENDS
-        if kind == BIRD:  # R10
+        if kind == BIRD:  # rule:bird
             _announce(state, target, kind)
             if state.bird_attempter_pays:
                 _pay(state, attacker)
             return _TO_DEALER
-        if kind == KNIGHT:  # R11
+        if kind == KNIGHT:  # rule:knight
             _announce(state, target, kind)
             _pay(state, attacker)
             return _TO_SHOWDOWN
-        mine = state.piece[attacker]  # R6: the exchange itself; both learn what the other now holds
+        mine = state.piece[attacker]  # rule:exchange: both learn what the other now holds
         state.piece[attacker] = kind
         state.piece[target] = mine
         state.known[attacker, attacker] = kind
         state.known[target, target] = mine
         state.known[attacker, target] = mine
         state.known[target, attacker] = kind
-        if mine == FOOL and kind == FOOL:  # R12: fool over fool
+        if mine == FOOL and kind == FOOL:  # rule:fool_over_fool
             return _REDEAL
         return _TURN_ENDS
     return _TURN_ENDS
@@ -208,7 +211,7 @@ def _set_aside(state, kind):
 
 @njit(cache=True)
 def _take_from_bag(state, dealer, kind):
-    """R15: the dealer's old piece is set aside face up and the drawn one taken."""
+    """rule:bag_draw: the dealer's old piece is set aside face up and the drawn one taken."""
     _set_aside(state, state.piece[dealer])
     state.piece[dealer] = kind
     state.known[dealer, dealer] = kind
@@ -216,8 +219,8 @@ def _take_from_bag(state, dealer, kind):
 
 @njit(cache=True)
 def _draw_from_bag(state, dealer):
-    """R15–R16: the dealer exchanges with a random piece from the bag; drawn matadors answer per the rule."""
-    while state.bag_size > 0:  # R17: the dealer keeps the piece if the bag runs out
+    """The dealer exchanges with the bag's next piece (rule:bag_draw); a drawn matador answers (rule:bag_matadors)."""
+    while state.bag_size > 0:  # rule:empty_bag_redraw: the dealer keeps the piece if the bag runs out
         state.bag_size -= 1
         kind = state.bag[state.bag_size]
         if state.bag_matador_rule == BAG_KEEP_ANY or not is_matador(kind):
@@ -252,7 +255,10 @@ def _kth_lowest_non_fool_rank(state, k):
 
 @njit(cache=True)
 def _showdown(state):
-    """R19–R21: everyone shows; the lowest pay (Fools and the next lowest); owing players are out."""
+    """Everyone shows and the lowest pay (rule:showdown_without_fools, rule:showdown_with_fools).
+
+    Owing players are out after it (rule:eliminations).
+    """
     n = state.num_players
     fools = 0
     lowest = NUM_KINDS
@@ -280,7 +286,8 @@ def _showdown(state):
 
 @njit(cache=True)
 def _end_round(state):
-    """R21–R23: eliminations take effect; the game ends or the deal passes left."""
+    """Eliminations take effect (rule:eliminations); the game ends (rule:end_and_rewards) or the deal passes left
+    (rule:next_round)."""
     n = state.num_players
     group = 1
     for seat in range(n):
@@ -303,7 +310,7 @@ def _end_round(state):
 
 @njit(cache=True)
 def _finish(state, last_group):
-    """R23–R24: final rewards."""
+    """rule:end_and_rewards: final rewards."""
     n = state.num_players
     state.phase = PHASE_OVER
     state.terminated = True
@@ -343,7 +350,7 @@ def _anyone_in(state):
 @njit(cache=True)
 def _after_turn(state, attacker, outcome):
     """Move play on after a turn that ended with ``outcome``."""
-    if outcome == _REDEAL:  # R12: same dealer, payments and debts stand
+    if outcome == _REDEAL:  # rule:fool_over_fool: same dealer, payments and debts stand
         _new_round(state)
     elif outcome == _TO_SHOWDOWN or state.phase == PHASE_DEALER:
         _showdown(state)
@@ -377,7 +384,8 @@ def step(state, action):
 
 @njit(cache=True)
 def legal_mask(state, mask):
-    """R5, R14: STAND unless forced; EXCHANGE (swap, or the dealer's bag when it has pieces); dealer swap."""
+    """STAND unless forced, EXCHANGE (rule:non_dealer_choice); for the dealer the bag while it has pieces, and
+    the left swap with dealer_may_swap_left (rule:dealer_choice)."""
     mask[:] = 0
     if state.phase == PHASE_TURNS:
         mask[STAND] = 0 if state.forced_swap else 1
@@ -391,7 +399,7 @@ def legal_mask(state, mask):
 
 @njit(cache=True)
 def penalize(state, player):
-    """The default penalty (RULINGS §0): the offender gets −1, the others 0, and the game ends."""
+    """rule:illegal_actions: the offender gets −1, the others 0, and the game ends."""
     state.phase = PHASE_OVER
     end_with_penalty(state, player)
 
