@@ -1,24 +1,30 @@
 """Train a MaskablePPO agent on one cardenvs game against a pool of opponents (see docs/training.md).
 
-One readable file: the :class:`Args` dataclass is the whole configuration and the command line is built from
-its fields; per-game defaults (budgets that fit a 2-core CPU in a few minutes) are in :data:`GAME_DEFAULTS`.
+One readable file: the `Args` dataclass is the whole configuration and the command line is built from its
+fields; per-game defaults (budgets that fit a 2-core CPU in a few minutes) are in `GAME_DEFAULTS`.
 
     python -m training.ppo --env-id slabberjan_v0
     python -m training.ppo --env-id slap_v0 --total-timesteps 400000 --opponents random heuristic \\
-        --self-play --snapshot-every 50000 --checkpoint-every 20000 --run-dir runs/ppo/slap --resume
+        --self-play --snapshot-every 50000 --checkpoint-every 20000 --run-dir runs/ppo/slap
+    python -m training.ppo --run-dir runs/ppo/slap --resume
 
 What it does:
 
-* the learner plays one seat of ``num_envs`` games in lockstep (:class:`cardenvs.training.LearnerVecEnv`); every
-  other seat is played by an agent drawn from the opponent pool (``--opponents``; with ``--self-play``, frozen
-  copies of the learner join the pool every ``--snapshot-every`` steps, the newest ``--max-snapshots`` kept);
-* a checkpoint (model, optimizer, step count, opponent pool) every ``--checkpoint-every`` steps, taken between
-  two updates so that ``--resume`` continues exactly where the last one left off;
-* TensorBoard logs in ``<run-dir>/tb`` (``tensorboard --logdir runs/ppo``), a progress bar, and every
-  ``--eval-every`` steps a tournament of the learner against the rule-based agent (``eval/*`` in TensorBoard);
-* at the end, ``<run-dir>/model.zip`` (the policy, without optimizer state: small), ``<run-dir>/model.json``
-  (how it was trained and its results), and a tournament of the trained agent against random and rule-based
-  agents, printed as a table.
+* the learner plays one seat of `num_envs` games in lockstep (`cardenvs.training.LearnerVecEnv`); every other
+  seat is played by an agent drawn from the opponent pool (`--opponents`; with `--self-play`, frozen copies of
+  the learner join the pool every `--snapshot-every` steps, the newest `--max-snapshots` kept);
+* the run's arguments are written to `<run-dir>/run.json` when it starts, so that `--resume` continues with them;
+* a checkpoint (model, optimizer, step count, opponent pool) every `--checkpoint-every` steps, taken between two
+  updates so that `--resume` continues exactly where the last one left off;
+* TensorBoard logs in `<run-dir>/tb` (`tensorboard --logdir runs/ppo`; a resumed run logs into the same
+  TensorBoard run), a progress bar, and every `--eval-every` steps a tournament of the learner against the
+  rule-based agent (`eval/*` in TensorBoard);
+* at the end, `<run-dir>/model.zip` (the policy, without optimizer state: small), `<run-dir>/model.json` (how it
+  was trained and its results), and a tournament of the trained agent against random and rule-based agents,
+  printed as a table.
+
+Every argument is checked before anything is built: a bad one ends the script with a one-line message and exit
+code 2 (1 when the `train` extra is missing).
 """
 
 from __future__ import annotations
@@ -34,6 +40,8 @@ import copy
 import dataclasses
 import itertools
 import json
+import math
+import shlex
 import sys
 import time
 import types
@@ -61,23 +69,39 @@ COMMON_DEFAULTS: dict[str, Any] = {
 }
 #: checkpoints, snapshots and evaluations default to this many per run
 EVENTS_PER_RUN = 10
+#: the fields whose default is a share of the run (``total_timesteps // EVENTS_PER_RUN``)
+PERIODIC_FIELDS = ("snapshot_every", "checkpoint_every", "eval_every")
+#: where runs go unless --run-dir says otherwise (``<RUNS_DIR>/<env_id>``)
+RUNS_DIR = Path("runs") / "ppo"
+RUN_ARGS_NAME = "run.json"
 CHECKPOINT_NAME = "checkpoint.zip"
 STATE_NAME = "checkpoint.json"
 MODEL_NAME = "model.zip"
 MODEL_INFO_NAME = "model.json"
 POOL_DIR = "pool"
-#: options a resumed run takes from the command line (the others come from its checkpoint)
-RESUME_MAY_CHANGE = ("total_timesteps", "eval_games", "final_games", "torch_threads", "progress_bar")
+TENSORBOARD_DIR = "tb"
+#: the TensorBoard run's name; stable-baselines3 numbers it (``ppo_1``)
+TB_LOG_NAME = "ppo"
+#: options a resumed run may take anew from the command line (the others must match the stored run)
+RESUME_MAY_CHANGE = ("total_timesteps", "checkpoint_every", "eval_every", "eval_games", "final_games",
+                     "torch_threads", "progress_bar")
+#: options that say how to start, not what the run is
+RESUME_FLAGS = ("resume", "resume_if_present")
+#: seeds must fit numpy's legacy seeding (stable-baselines3 seeds it), with room for the steps added to them
+MAX_SEED = 2**31 - 1
+#: stable-baselines3's PPO needs minibatches of two samples or more
+MIN_BATCH_SIZE = 2
+EXIT_FAILURE = 1
 EXIT_USAGE = 2
 EXIT_INTERRUPTED = 130
 
 
 @dataclass
 class Args:
-    """Everything a run depends on. ``None`` means the game's default from :data:`GAME_DEFAULTS`."""
+    """Everything a run depends on. ``None`` means the game's default from `GAME_DEFAULTS`."""
 
     env_id: str = "slabberjan_v0"
-    """the game to train on (one of ``cardenvs.available_envs()``)"""
+    """the game to train on"""
     total_timesteps: int | None = None
     """learner decisions to train for, in all (a resumed run counts the steps already done)"""
     num_envs: int | None = None
@@ -85,15 +109,15 @@ class Args:
     n_steps: int | None = None
     """learner decisions per game between two updates (rollout length)"""
     batch_size: int | None = None
-    """minibatch size of the updates"""
+    """minibatch size of the updates (at most --num-envs × --n-steps)"""
     n_epochs: int | None = None
     """passes over each rollout"""
     learning_rate: float = 3e-4
     """Adam's step size"""
     gamma: float | None = None
-    """discount factor per learner decision (rewards come at the end of long games)"""
+    """discount factor per learner decision, in [0, 1] (rewards come at the end of long games)"""
     gae_lambda: float = 0.95
-    """GAE's bias/variance trade-off"""
+    """GAE's bias/variance trade-off, in [0, 1]"""
     clip_range: float = 0.2
     """PPO's policy-ratio clip"""
     ent_coef: float | None = None
@@ -101,26 +125,28 @@ class Args:
     net_arch: list[int] | None = None
     """hidden layer sizes of the policy and value networks"""
     opponents: list[str] | None = None
-    """agent specs of the opponent pool: random, heuristic, ppo:PATH (default: random heuristic)"""
+    """agent specs of the opponent pool: random, heuristic, ppo:PATH"""
     self_play: bool = False
     """add frozen copies of the learner to the opponent pool as training goes"""
     snapshot_every: int | None = None
-    """with --self-play, learner decisions between two snapshots (default: a tenth of the run)"""
+    """with --self-play, learner decisions between two snapshots"""
     max_snapshots: int = 5
     """snapshots kept in the pool (the oldest leaves first)"""
     checkpoint_every: int | None = None
-    """learner decisions between two checkpoints (default: a tenth of the run)"""
+    """learner decisions between two checkpoints"""
     eval_every: int | None = None
-    """learner decisions between two evaluations against the rule-based agent (default: a tenth of the run; 0: never)"""
+    """learner decisions between two evaluations against the rule-based agent (0: never)"""
     eval_games: int | None = None
-    """games per periodic evaluation (default 200)"""
+    """games per periodic evaluation (0: none)"""
     final_games: int | None = None
-    """games of the final tournament, trained vs random vs heuristic (default 1000; 0 skips it)"""
+    """games of the final tournament, trained vs random vs heuristic (0 skips it)"""
     run_dir: str | None = None
-    """where checkpoints, logs and the final model go (default: runs/ppo/<env_id>)"""
+    """where the run's arguments, checkpoints, logs and final model go"""
     resume: bool = False
-    """continue from the run directory's last checkpoint with its saved settings (options given now that may change:
-    --total-timesteps, --eval-games, --final-games, --torch-threads, --progress-bar)"""
+    """continue the run in --run-dir with the arguments it was started with, from its last checkpoint (or from
+    the start if it was interrupted before its first one); an error if --run-dir holds no run"""
+    resume_if_present: bool = False
+    """like --resume when --run-dir holds a run, otherwise start a new one"""
     seed: int = 0
     """seed of the games, the network's initialisation and the evaluations"""
     torch_threads: int = 1
@@ -130,6 +156,19 @@ class Args:
 
 
 # ---------------------------------------------------------------------------------------------- command line
+def _flag(name: str) -> str:
+    return "--" + name.replace("_", "-")
+
+
+def _shown(value: Any) -> str:
+    """A value as it is written on the command line."""
+    if isinstance(value, bool):
+        return "on" if value else "off"
+    if isinstance(value, (list, tuple)):
+        return " ".join(map(str, value))
+    return str(value)
+
+
 def _field_docs() -> dict[str, str]:
     """Each field's docstring (the string literal under it in the class body), for --help."""
     import ast
@@ -139,24 +178,51 @@ def _field_docs() -> dict[str, str]:
     body = ast.parse(inspect.getsource(Args)).body[0].body
     for node, after in itertools.pairwise(body):
         if isinstance(node, ast.AnnAssign) and isinstance(after, ast.Expr) and isinstance(after.value, ast.Constant):
-            docs[node.target.id] = str(after.value.value)
+            docs[node.target.id] = " ".join(str(after.value.value).split())
     return docs
 
 
-def build_parser() -> argparse.ArgumentParser:
-    """An argparse parser with one option per :class:`Args` field."""
+def default_help(name: str) -> str:
+    """What --help shows as the default of field ``name``: per-game values grouped by value, or the one value."""
+    if name in GAME_DEFAULTS[next(iter(GAME_DEFAULTS))]:
+        games_of: dict[str, list[str]] = {}
+        for env_id, defaults in GAME_DEFAULTS.items():
+            games_of.setdefault(_shown(defaults[name]), []).append(env_id)
+        if len(games_of) == 1:
+            return next(iter(games_of))
+        return "per game: " + "; ".join(f"{value} for {', '.join(games)}" for value, games in games_of.items())
+    if name in COMMON_DEFAULTS:
+        return _shown(COMMON_DEFAULTS[name])
+    if name in PERIODIC_FIELDS:
+        return f"--total-timesteps / {EVENTS_PER_RUN}"
+    if name == "run_dir":
+        return f"{RUNS_DIR.as_posix()}/<env-id>"
+    return _shown(next(spec.default for spec in dataclasses.fields(Args) if spec.name == name))
+
+
+def build_parser(with_defaults: bool = True) -> argparse.ArgumentParser:
+    """An argparse parser with one option per `Args` field.
+
+    Args:
+        with_defaults: False leaves options that are not given out of the parsed namespace, which then names
+            exactly the options of the command line.
+    """
     parser = argparse.ArgumentParser(
         prog="python -m training.ppo",
         description="Train a MaskablePPO agent on a cardenvs game (see docs/training.md).",
-        formatter_class=argparse.ArgumentDefaultsHelpFormatter,
+        epilog=(
+            "The run's arguments are stored in <run-dir>/run.json when it starts. A resumed run "
+            f"(--resume, --resume-if-present) uses them; of the options given again only "
+            f"{', '.join(_flag(name) for name in RESUME_MAY_CHANGE)} may change, the others must repeat the "
+            "stored value."
+        ),
+        argument_default=None if with_defaults else argparse.SUPPRESS,
     )
     hints = typing.get_type_hints(Args)
     docs = _field_docs()
     for spec in dataclasses.fields(Args):
-        flag = "--" + spec.name.replace("_", "-")
         kind = hints[spec.name]
-        default = spec.default_factory() if spec.default_factory is not dataclasses.MISSING else spec.default
-        options: dict[str, Any] = {"default": default, "help": docs.get(spec.name, "")}
+        options: dict[str, Any] = {"default": spec.default if with_defaults else argparse.SUPPRESS}
         if kind is bool:
             options["action"] = argparse.BooleanOptionalAction
         else:
@@ -167,55 +233,173 @@ def build_parser() -> argparse.ArgumentParser:
                 options["nargs"] = "+"
                 base = typing.get_args(base)[0]
             options["type"] = base
-            options["metavar"] = base.__name__.upper()
+            options["metavar"] = "PATH" if spec.name == "run_dir" else base.__name__.upper()
         if spec.name == "env_id":
             options["choices"] = cardenvs.available_envs()
-        parser.add_argument(flag, **options)
+            del options["metavar"]  # argparse shows the choices instead
+        action = parser.add_argument(_flag(spec.name), **options)
+        # Set after add_argument: some Python versions append a default of their own to a boolean option's help.
+        action.help = f"{docs[spec.name]} (default: {default_help(spec.name)})".replace("%", "%%")
     return parser
+
+
+def default_run_dir(env_id: str) -> Path:
+    return RUNS_DIR / env_id
+
+
+def _check_at_least(args: Args, names: tuple[str, ...], least: int) -> None:
+    for name in names:
+        value = getattr(args, name)
+        if value < least:
+            raise ValueError(f"{_flag(name)} must be {'at least 1' if least else '0 or more'}, got {value}")
+
+
+def _check_floats(args: Args) -> None:
+    def bad(name: str, rule: str) -> ValueError:
+        return ValueError(f"{_flag(name)} must be {rule}, got {getattr(args, name)}")
+
+    for name in ("learning_rate", "clip_range"):
+        if not (math.isfinite(getattr(args, name)) and getattr(args, name) > 0):
+            raise bad(name, "a positive number")
+    for name in ("gamma", "gae_lambda"):
+        if not 0 <= getattr(args, name) <= 1:  # NaN fails too
+            raise bad(name, "in [0, 1]")
+    if not (math.isfinite(args.ent_coef) and args.ent_coef >= 0):
+        raise bad("ent_coef", "0 or more")
+
+
+def _check_opponents(args: Args) -> None:
+    from agents.registry import check_spec
+
+    if not args.opponents:
+        raise ValueError("--opponents needs at least one agent spec")
+    for spec in args.opponents:
+        check_spec(spec)
+        kind, _, path = spec.partition(":")
+        if kind == "human":
+            raise ValueError("--opponents: a human cannot play training games; use random, heuristic or ppo:PATH")
+        if kind == "ppo" and not Path(path).is_file():
+            raise ValueError(f"--opponents {spec}: no checkpoint file at {path}")
 
 
 def resolve(args: Args) -> Args:
     """``args`` with every None filled from the game's defaults; ValueError for a setting that cannot work."""
-    from agents.registry import check_spec
-
     if args.env_id not in GAME_DEFAULTS:
         raise ValueError(f"unknown env id {args.env_id!r}; choose from {', '.join(GAME_DEFAULTS)}")
     filled = dataclasses.replace(args)
     for name, value in {**COMMON_DEFAULTS, **GAME_DEFAULTS[args.env_id]}.items():
         if getattr(filled, name) is None:
             setattr(filled, name, copy.deepcopy(value))
+    if filled.total_timesteps < 1:  # checked first: the periodic defaults below are shares of it
+        raise ValueError(f"--total-timesteps must be at least 1, got {filled.total_timesteps}")
     every = max(1, filled.total_timesteps // EVENTS_PER_RUN)
-    for name in ("snapshot_every", "checkpoint_every", "eval_every"):
+    for name in PERIODIC_FIELDS:
         if getattr(filled, name) is None:
             setattr(filled, name, every)
     if filled.run_dir is None:
-        filled.run_dir = str(Path("runs") / "ppo" / filled.env_id)
-    for name in ("total_timesteps", "num_envs", "n_steps", "batch_size", "n_epochs", "snapshot_every",
-                 "checkpoint_every", "torch_threads"):
-        if getattr(filled, name) < 1:
-            raise ValueError(f"--{name.replace('_', '-')} must be at least 1, got {getattr(filled, name)}")
-    for name in ("eval_every", "eval_games", "final_games", "max_snapshots"):
-        if getattr(filled, name) < 0:
-            raise ValueError(f"--{name.replace('_', '-')} must be 0 or more, got {getattr(filled, name)}")
-    if not filled.opponents:
-        raise ValueError("--opponents needs at least one agent spec")
-    for spec in filled.opponents:
-        check_spec(spec)
-        if spec == "human":
-            raise ValueError("--opponents: a human cannot play training games; use random, heuristic or ppo:PATH")
+        filled.run_dir = str(default_run_dir(filled.env_id))
+    _check_at_least(filled, ("num_envs", "n_steps", "batch_size", "n_epochs", "snapshot_every", "checkpoint_every",
+                             "torch_threads"), 1)
+    _check_at_least(filled, ("eval_every", "eval_games", "final_games", "max_snapshots", "seed"), 0)
+    if filled.seed > MAX_SEED:
+        raise ValueError(f"--seed must be at most {MAX_SEED}, got {filled.seed}")
+    rollout = filled.num_envs * filled.n_steps
+    if not MIN_BATCH_SIZE <= filled.batch_size <= rollout:
+        raise ValueError(f"--batch-size must be from {MIN_BATCH_SIZE} to --num-envs × --n-steps = {rollout} "
+                         f"(the samples of one update), got {filled.batch_size}")
+    if not filled.net_arch or min(filled.net_arch) < 1:
+        raise ValueError(f"--net-arch must be one or more positive layer sizes, got {_shown(filled.net_arch)}")
+    _check_floats(filled)
+    if filled.self_play and filled.max_snapshots == 0:
+        raise ValueError("--self-play needs --max-snapshots of at least 1 (with 0 no snapshot joins the pool)")
+    _check_opponents(filled)
+    if Path(filled.run_dir).exists() and not Path(filled.run_dir).is_dir():
+        raise ValueError(f"--run-dir {filled.run_dir} is a file, not a directory")
     return filled
 
 
-# ---------------------------------------------------------------------------------------------- the run
-class Run:
-    """A training run in ``args.run_dir``: the env, the opponent pool, the model, checkpoints and evaluations."""
+def stored_args(run_dir: Path) -> dict[str, Any] | None:
+    """The arguments of the run in ``run_dir`` (None if it holds none)."""
+    for path, key in ((run_dir / RUN_ARGS_NAME, None), (run_dir / STATE_NAME, "args")):
+        if path.is_file():
+            try:
+                data = json.loads(path.read_text())
+            except (OSError, ValueError) as error:
+                raise ValueError(f"cannot read {path}: {error}") from error
+            saved = data[key] if key else data
+            names = {spec.name for spec in dataclasses.fields(Args)}
+            return {name: value for name, value in saved.items() if name in names}
+    return None
 
-    def __init__(self, args: Args):
+
+def settle(given: Args, explicit: set[str]) -> Args:
+    """The arguments of this invocation: ``given``, or the stored ones of the run it resumes.
+
+    Args:
+        given: the parsed command line (options not given hold their defaults).
+        explicit: the fields the command line names.
+
+    Raises:
+        ValueError: --resume without a run, a new run over an existing one, or an option given anew that a
+            resumed run cannot change.
+    """
+    if given.resume and given.resume_if_present:
+        raise ValueError("give either --resume or --resume-if-present, not both")
+    run_dir = Path(given.run_dir) if given.run_dir is not None else default_run_dir(given.env_id)
+    stored = stored_args(run_dir)
+    if stored is None:
+        if given.resume:
+            raise ValueError(f"--resume: {run_dir} holds no run ({RUN_ARGS_NAME} is missing); start one without "
+                             "--resume (or pass --resume-if-present to start one when there is none)")
+        return dataclasses.replace(given, resume=False, resume_if_present=False)
+    if not (given.resume or given.resume_if_present):
+        raise ValueError(f"{run_dir} already holds a run; pass --resume to continue it or choose another --run-dir")
+    for name in sorted(explicit - set(RESUME_MAY_CHANGE) - set(RESUME_FLAGS) - {"run_dir"}):
+        if name in stored and getattr(given, name) != stored[name]:
+            raise ValueError(
+                f"{_flag(name)} cannot change when resuming: the run in {run_dir} has {_shown(stored[name])}, "
+                f"not {_shown(getattr(given, name))}; drop the option, or start a new run in another --run-dir"
+            )
+    changed = {name: getattr(given, name) for name in RESUME_MAY_CHANGE if name in explicit}
+    return Args(**{**stored, **changed, "run_dir": str(run_dir), "resume": True, "resume_if_present": False})
+
+
+def require_train_extra() -> None:
+    """Raise ImportError, saying what to install, unless the `train` extra is installed."""
+    import cardenvs.training  # noqa: F401  (raises ImportError naming the extra)
+
+
+# ---------------------------------------------------------------------------------------------- the run
+def make_opponents(args: Args) -> list:
+    """The base agents of the opponent pool; ValueError (saying why) for a ppo:PATH that does not fit the game."""
+    from agents.registry import make_agent
+
+    layout = cardenvs.env(args.env_id).layout
+    return [make_agent(spec, args.env_id, layout, seed=args.seed + k) for k, spec in enumerate(args.opponents)]
+
+
+def write_run_args(args: Args) -> None:
+    """Store the run's arguments in its directory, for --resume."""
+    run_dir = Path(args.run_dir)
+    run_dir.mkdir(parents=True, exist_ok=True)
+    stored = dataclasses.replace(args, resume=False, resume_if_present=False)
+    _write_json(run_dir / RUN_ARGS_NAME, dataclasses.asdict(stored))
+
+
+class Run:
+    """A training run in ``args.run_dir``: the env, the opponent pool, the model, checkpoints and evaluations.
+
+    Args:
+        args: the resolved arguments; with ``resume``, the run continues from the directory's checkpoint if it
+            has one (and starts over, logging into the same TensorBoard run, if it has none).
+        opponents: the base agents of the pool (default: built from ``args.opponents``).
+    """
+
+    def __init__(self, args: Args, opponents: list | None = None):
         import torch
         from sb3_contrib import MaskablePPO
         from stable_baselines3.common.vec_env import VecMonitor
 
-        from agents.registry import make_agent
         from cardenvs.training import LearnerVecEnv, OpponentPool
 
         torch.set_num_threads(args.torch_threads)
@@ -224,7 +408,7 @@ class Run:
         aec = cardenvs.env(args.env_id)
         self.layout = aec.layout
         self.num_players = len(aec.possible_agents)
-        base = [make_agent(spec, args.env_id, self.layout, seed=args.seed + k) for k, spec in enumerate(args.opponents)]
+        base = make_opponents(args) if opponents is None else opponents
         self.pool = OpponentPool(base, max_snapshots=args.max_snapshots)
         self.state: dict[str, Any] = {"snapshots": [], "evaluations": [], "wall_seconds": 0.0}
         checkpoint = self.dir / CHECKPOINT_NAME
@@ -240,12 +424,13 @@ class Run:
         if resumed:
             self.model = MaskablePPO.load(checkpoint, env=self.env, device="cpu")
             self.model._last_obs = None  # the env restarted: learn() resets it instead of using the saved batch
+            self.model.tensorboard_log = str(self.dir / TENSORBOARD_DIR)  # the run directory may have moved
         else:
             self.model = MaskablePPO(
                 "MlpPolicy", self.env, learning_rate=args.learning_rate, n_steps=args.n_steps,
                 batch_size=args.batch_size, n_epochs=args.n_epochs, gamma=args.gamma, gae_lambda=args.gae_lambda,
                 clip_range=args.clip_range, ent_coef=args.ent_coef, policy_kwargs={"net_arch": list(args.net_arch)},
-                tensorboard_log=str(self.dir / "tb"), seed=args.seed, device="cpu", verbose=0,
+                tensorboard_log=str(self.dir / TENSORBOARD_DIR), seed=args.seed, device="cpu", verbose=0,
             )
         self.resumed = resumed
         self.started = time.monotonic()
@@ -327,10 +512,17 @@ class Run:
         self.dir.mkdir(parents=True, exist_ok=True)
         remaining = self.args.total_timesteps - self.model.num_timesteps
         if remaining > 0:
-            self.model.learn(remaining, callback=Events(), reset_num_timesteps=not self.resumed, tb_log_name="ppo",
-                             progress_bar=self.args.progress_bar)
+            # Not resetting keeps the step count and logs into the newest TensorBoard run, which is this run's
+            # when it resumes (a run restarted before its first checkpoint has steps 0 and that run too).
+            continuing = self.resumed or (self.args.resume and self.tensorboard_runs() > 0)
+            self.model.learn(remaining, callback=Events(), reset_num_timesteps=not continuing,
+                             tb_log_name=TB_LOG_NAME, progress_bar=self.args.progress_bar)
         self.checkpoint()
         self.save_model()
+
+    def tensorboard_runs(self) -> int:
+        """How many TensorBoard runs the run directory holds."""
+        return len(list((self.dir / TENSORBOARD_DIR).glob(f"{TB_LOG_NAME}_*")))
 
     def on_update_done(self) -> None:
         steps = self.model.num_timesteps
@@ -359,7 +551,7 @@ class Run:
             "num_timesteps": self.model.num_timesteps,
             "wall_seconds": round(self.wall_seconds(), 1),
             "args": dataclasses.asdict(self.args),
-            "command": "python -m training.ppo " + " ".join(_as_flags(dataclasses.replace(self.args, resume=False))),
+            "command": "python -m training.ppo " + " ".join(_as_flags(self.args)),
             "evaluations": self.state["evaluations"],
             "versions": _versions(),
         }
@@ -417,8 +609,11 @@ def tournament(env_id: str, agents: list, games: int, seed: int, results_path: P
 
 
 def _as_flags(args: Args) -> list[str]:
-    flags = []
+    """The command line that trains a run like ``args``."""
+    flags: list[str] = []
     for spec in dataclasses.fields(Args):
+        if spec.name in RESUME_FLAGS:  # how it was started, not what it is
+            continue
         value = getattr(args, spec.name)
         flag = "--" + spec.name.replace("_", "-")
         if isinstance(value, bool):
@@ -445,33 +640,57 @@ def _write_json(path: Path, data: dict) -> None:
     os.replace(partial, path)
 
 
-def main(argv: list[str] | None = None) -> int:
-    """Parse ``argv``, train, print the final tournament; the exit code."""
+def parse(argv: list[str] | None) -> tuple[Args, set[str]]:
+    """The command line as `Args`, and the fields it names (argparse exits with code 2 on a malformed one)."""
     given = Args(**vars(build_parser().parse_args(argv)))
-    run_dir = Path(given.run_dir or Path("runs") / "ppo" / given.env_id)
-    if given.resume and (run_dir / STATE_NAME).is_file():
-        saved = json.loads((run_dir / STATE_NAME).read_text())["args"]
-        changed = {name: getattr(given, name) for name in RESUME_MAY_CHANGE if getattr(given, name) is not None}
-        given = Args(**{**saved, **changed, "resume": True})
-    elif not given.resume and (run_dir / CHECKPOINT_NAME).exists():
-        print(f"error: {run_dir} already holds a run; pass --resume to continue it or choose another --run-dir",
-              file=sys.stderr)
-        return EXIT_USAGE
+    explicit = set(vars(build_parser(with_defaults=False).parse_args(argv)))
+    return given, explicit
+
+
+def interrupted_hint(run: Run | None, run_dir: Path) -> str:
+    """What was kept of an interrupted run, and the command that continues it."""
+    again = f"python -m training.ppo --run-dir {shlex.quote(str(run_dir))} --resume"
+    if (run_dir / MODEL_NAME).is_file() and run is not None and run.model.num_timesteps >= run.args.total_timesteps:
+        return f"interrupted after training; {run_dir / MODEL_NAME} is saved; play its final tournament with: {again}"
+    state = json.loads((run_dir / STATE_NAME).read_text()) if (run_dir / STATE_NAME).is_file() else None
+    if state is None:
+        return f"interrupted before the first checkpoint; start the run over with its arguments: {again}"
+    return f"interrupted; continue from the checkpoint at step {state['num_timesteps']} with: {again}"
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Parse ``argv``, check every argument, train, print the final tournament; the exit code."""
+    given, explicit = parse(argv)
     try:
-        args = resolve(given)
+        args = resolve(settle(given, explicit))
     except ValueError as error:
         print(f"error: {error}", file=sys.stderr)
         return EXIT_USAGE
-    run = Run(args)
-    print(f"training {args.env_id} for {args.total_timesteps} steps in {run.dir}"
-          + (f" (resumed at {run.model.num_timesteps})" if run.resumed else ""))
     try:
+        require_train_extra()
+    except ImportError as error:
+        print(f"error: {error}", file=sys.stderr)
+        return EXIT_FAILURE
+    run_dir = Path(args.run_dir)
+    run = None
+    try:
+        try:
+            opponents = make_opponents(args)
+        except ValueError as error:
+            print(f"error: --opponents: {error}", file=sys.stderr)
+            return EXIT_USAGE
+        write_run_args(args)
+        run = Run(args, opponents)
+        if args.resume and not run.resumed:
+            print(f"{run_dir} has no checkpoint yet: starting the run over with its arguments")
+        print(f"training {args.env_id} for {args.total_timesteps} steps in {run.dir}"
+              + (f" (resumed at {run.model.num_timesteps})" if run.resumed else ""))
         run.train()
+        print(f"saved {run.dir / MODEL_NAME} after {run.model.num_timesteps} steps ({run.wall_seconds():.0f} s)")
+        table = run.final_tournament()
     except KeyboardInterrupt:
-        print(f"\ninterrupted; continue with: python -m training.ppo --run-dir {run.dir} --resume", file=sys.stderr)
+        print("\n" + interrupted_hint(run, run_dir), file=sys.stderr)
         return EXIT_INTERRUPTED
-    print(f"saved {run.dir / MODEL_NAME} after {run.model.num_timesteps} steps ({run.wall_seconds():.0f} s)")
-    table = run.final_tournament()
     if table:
         print(table)
     return 0

@@ -13,8 +13,25 @@ See docs/training.md.
 
 # Importing this package imports cardenvs first, which makes idle OpenMP workers sleep (OMP_WAIT_POLICY) before
 # torch or numba can load the OpenMP runtime.
-from cardenvs.training.opponents import OpponentPool, draw_seating
-from cardenvs.training.single_agent import SingleAgentEnv
-from cardenvs.training.vec_env import LearnerVecEnv
+import cardenvs  # noqa: F401
 
-__all__ = ["LearnerVecEnv", "OpponentPool", "SingleAgentEnv", "draw_seating"]
+#: the install command of the optional dependencies this package needs
+TRAIN_EXTRA_HINT = 'pip install -e ".[train]"'
+
+try:
+    import sb3_contrib  # noqa: F401
+    import stable_baselines3  # noqa: F401
+    import torch  # noqa: F401
+except ImportError as error:
+    raise ImportError(
+        f"cardenvs.training needs the 'train' extra (torch, stable-baselines3, sb3-contrib), but "
+        f"{error.name or 'one of them'} cannot be imported; install it with: {TRAIN_EXTRA_HINT}",
+        name=error.name,
+    ) from error
+
+# After the check, so that a missing dependency is reported as the extra to install.
+from cardenvs.training.opponents import OpponentPool, draw_seating  # noqa: E402
+from cardenvs.training.single_agent import SingleAgentEnv  # noqa: E402
+from cardenvs.training.vec_env import LearnerVecEnv  # noqa: E402
+
+__all__ = ["TRAIN_EXTRA_HINT", "LearnerVecEnv", "OpponentPool", "SingleAgentEnv", "draw_seating"]
