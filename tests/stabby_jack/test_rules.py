@@ -1,4 +1,4 @@
-"""One scenario test per numbered rule of docs/rules/stabby_jack.md, each from a chosen deal."""
+"""Scenario tests for the rules of docs/rules/stabby_jack.md (named test_rule_<slug>…), each from a chosen deal."""
 
 from __future__ import annotations
 
@@ -7,6 +7,7 @@ import pytest
 
 import cardenvs
 from cardenvs.core.game import NO_PLAYER
+from cardenvs.games.stabby_jack.cards import card_name
 from cardenvs.games.stabby_jack.params import StabbyJackParams, total_cards
 from cardenvs.games.stabby_jack.rules import (
     ACE_TARGET_BASE,
@@ -43,7 +44,7 @@ def ace_target(rel: int, target_slot: int) -> int:
     return ACE_TARGET_BASE + (rel - 1) * 8 + target_slot
 
 
-def test_rule_01_decks_players_and_first_player():
+def test_rule_decks_and_seats():
     for players, decks in ((2, 1), (3, 2), (4, 2), (5, 3), (8, 4)):
         assert total_cards(StabbyJackParams(num_players=players, max_players=8)) == 52 * decks
         assert total_cards(StabbyJackParams(num_players=players, jokers=True)) == 54 * decks
@@ -59,7 +60,7 @@ def test_rule_01_decks_players_and_first_player():
     assert dealers == {0, 1}
 
 
-def test_rule_02_deal_four_numbered_stats_from_the_dealers_left_discarding_specials():
+def test_rule_deal__four_numbered_stats_from_the_dealers_left_discarding_specials():
     deck = ["5H", "JS", "7D", "AC", "9S", "2C", "3H", "4D", "8C", "KD", "6S"]
     table = Table({"dealer": 1, "deck": deck})
     assert table.stats(0) == ["5H", "9S", "3H", "8C"]
@@ -68,7 +69,7 @@ def test_rule_02_deal_four_numbered_stats_from_the_dealers_left_discarding_speci
     assert list(table.state.damage) == [0, 0] and list(table.state.xp) == [0, 0]
 
 
-def test_rule_03_suits_give_stats_and_no_heart_means_one_hp():
+def test_rule_stats__suits_give_stats_and_no_heart_means_one_hp():
     table = Table({"stats": [["5H", "7D", "2S", "9C"], ["6D", "3S", "8C", "2D"]]})
     state = table.state
     assert (state.hit_points[0], state.magic[0], state.attack[0], state.luck[0]) == (5, 7, 2, 9)
@@ -77,7 +78,7 @@ def test_rule_03_suits_give_stats_and_no_heart_means_one_hp():
     assert table.state.hit_points[0] == 12
 
 
-def test_rule_04_the_main_action_is_declared_before_the_draw():
+def test_rule_turn__the_main_action_is_declared_before_the_draw():
     table = Table({"stats": BASE_STATS, "xp": [["2D", "3D", "4D", "5D"], []], "deck": ["8S"]})
     assert table.legal() == {TRAIN, FIGHT, REST}  # 4 XP: no Level Up
     table.play(TRAIN)
@@ -88,7 +89,7 @@ def test_rule_04_the_main_action_is_declared_before_the_draw():
     assert table.state.damage[0] == 1 and table.to_act == 1
 
 
-def test_rule_05_training_must_replace_a_stat_even_when_it_hurts():
+def test_rule_training__must_replace_a_stat_even_when_it_hurts():
     table = Table({"stats": BASE_STATS, "deck": ["4S"]})
     table.play(TRAIN)
     assert table.state.phase == PHASE_REPLACE
@@ -99,7 +100,7 @@ def test_rule_05_training_must_replace_a_stat_even_when_it_hurts():
     assert table.discard()[-1] == "7D" and table.to_act == 1
 
 
-def test_rule_06_rest_heals_one_and_is_a_pass_without_damage():
+def test_rule_rest__heals_one_and_is_a_pass_without_damage():
     table = Table({"stats": BASE_STATS, "damage": [2, 0]})
     table.play(REST)
     assert table.state.damage[0] == 1 and table.to_act == 1
@@ -107,7 +108,7 @@ def test_rule_06_rest_heals_one_and_is_a_pass_without_damage():
     assert table.state.damage[1] == 0 and table.to_act == 0
 
 
-def test_rule_07_level_up_pays_least_overpayment_and_is_a_free_pre_action():
+def test_rule_level_up__pays_least_overpayment_and_is_a_free_pre_action():
     deal = {"stats": BASE_STATS, "xp": [["10S", "QS", "3D", "4D", "KD"], []], "deck": ["JH", "9H"]}
     table = Table(deal)
     assert table.state.xp[0] == 7
@@ -125,14 +126,31 @@ def test_rule_07_level_up_pays_least_overpayment_and_is_a_free_pre_action():
     assert table.state.xp[0] == 0 and table.state.stats_count[0] == 5
 
 
-def test_rule_07_player_choice_payment_card_by_card():
+def test_rule_level_up__equal_payments_use_the_fewest_monarchs():
+    # Through the public env alone. 6 monsters and a Monarch (8 XP): 5 monsters and 3 monsters + the Monarch both
+    # pay exactly 5; the Monarch is kept (a shield), and the five oldest monsters go.
+    deal = {"dealer": 1, "stats": BASE_STATS, "xp": [["2C", "QD", "3C", "4C", "5C", "6C", "7C"], []], "deck": ["9H"]}
+    env = cardenvs.env("stabby_jack_v0")
+    env.reset(seed=0, options={"deal": deal})
+    assert env.agent_selection == "player_0" and env.observe("player_0")["action_mask"][LEVEL_UP]
+    env.step(LEVEL_UP)
+    view = env.layout.split(env.observe("player_0")["observation"])
+    assert (view["xp"][0], view["xp_monsters"][0], view["xp_monarchs"][0]) == (3, 1, 1)
+    state = env.state_record
+    assert [card_name(int(c)) for c in state.xp_row[0, : state.xp_count[0]]] == ["QD", "7C"]
+    assert [card_name(int(c)) for c in state.discard[: state.discard_size]] == ["2C", "3C", "4C", "5C", "6C"]
+    assert card_name(int(state.stats[0, 4])) == "9H" and state.stats_count[0] == 5
+    assert env.agent_selection == "player_0" and not env.observe("player_0")["action_mask"][LEVEL_UP]
+
+
+def test_rule_level_up__player_choice_payment_card_by_card():
     deal = {"stats": BASE_STATS, "xp": [["10S", "QS", "3D", "4D", "KD"], []], "deck": ["9H"]}
     table = Table(deal, level_up_payment="player_choice")
     table.play(LEVEL_UP)
     assert table.state.phase == PHASE_PAY and table.legal() == {PAY_MONSTER, PAY_MONARCH}
     table.play(PAY_MONARCH)
     assert table.state.level_up_paid == 2 and table.xp_row(0) == ["10S", "3D", "4D", "KD"]
-    table.play(PAY_MONARCH)  # 4 paid, only monsters left: the last payment is forced (R24)
+    table.play(PAY_MONARCH)  # 4 paid, only monsters left: the last payment is forced (rule:forced_decisions)
     assert table.xp_row(0) == ["3D", "4D"] and table.stats(0)[-1] == "9H"
     assert table.state.phase == PHASE_MAIN and table.to_act == 0
 
@@ -140,7 +158,7 @@ def test_rule_07_player_choice_payment_card_by_card():
 EIGHT = ["5H", "7D", "2S", "9C", "3H", "4D", "6S", "10C"]
 
 
-def test_rule_08_at_eight_stats_a_gain_replaces_or_is_declined():
+def test_rule_stat_cap__at_eight_stats_a_gain_replaces_or_is_declined():
     deal = {"stats": [EIGHT, BASE_STATS[1]], "xp": [["2D", "3D", "8S", "5S", "9D"], []], "deck": ["8H"]}
     table = Table(deal)
     table.play(LEVEL_UP)
@@ -154,7 +172,7 @@ def test_rule_08_at_eight_stats_a_gain_replaces_or_is_declined():
     assert table.stats(0)[2] == "8H" and table.state.hit_points[0] == 16 and table.state.stats_count[0] == 8
 
 
-def test_rule_09_replacing_a_heart_can_kill_in_training():
+def test_rule_losing_hearts__replacing_a_heart_can_kill_in_training():
     deal = {"stats": BASE_STATS, "xp": [["2D"], []], "damage": [3, 0], "deck": ["10D", "2H", "3H", "6H", "5S"]}
     table = Table(deal)
     table.play(TRAIN, slot(0))  # 5H out: no Heart left, 1 HP against 3 damage
@@ -163,7 +181,7 @@ def test_rule_09_replacing_a_heart_can_kill_in_training():
     assert table.state.damage[0] == 0 and table.to_act == 1
 
 
-def test_rule_10_a_fight_that_draws_a_special_resolves_it_instead():
+def test_rule_fight__drawing_a_special_resolves_it_instead():
     table = Table({"stats": BASE_STATS, "deck": ["JS"]})
     table.play(FIGHT)
     assert table.state.damage[0] == 2 and table.state.xp[0] == 0 and table.to_act == 1
@@ -181,7 +199,7 @@ def test_rule_10_a_fight_that_draws_a_special_resolves_it_instead():
         (["5H", "9D", "10S", "8C"], "9C", True),  # black uses attack: 10 > 9
     ],
 )
-def test_rule_11_monster_combat_uses_colour_and_luck_breaks_ties(stats, monster, won):
+def test_rule_monster_combat__colour_picks_the_power_and_luck_breaks_ties(stats, monster, won):
     table = Table({"stats": [stats, ["4H", "3D", "5S", "7C"]], "deck": [monster]})
     table.play(FIGHT)
     if won:
@@ -199,7 +217,7 @@ def test_rule_11_monster_combat_uses_colour_and_luck_breaks_ties(stats, monster,
         (["5H", "10D", "4D", "9C"], "KS", False),  # magic does not count against Spades
     ],
 )
-def test_rule_12_diamond_and_spade_monarchs_fight_as_13_and_win_ties(stats, monarch, won):
+def test_rule_diamond_spade_monarchs__fight_as_13_and_win_ties(stats, monarch, won):
     table = Table({"stats": [stats, ["4H", "6D", "3S", "2C"]], "deck": [monarch]})
     table.play(FIGHT)
     if won:
@@ -208,7 +226,7 @@ def test_rule_12_diamond_and_spade_monarchs_fight_as_13_and_win_ties(stats, mona
         assert table.xp_row(0) == [] and table.state.damage[0] == 2 and table.discard()[-1] == monarch
 
 
-def test_rule_13_ace_swaps_a_stat_of_the_same_suit_or_value():
+def test_rule_ace__swaps_a_stat_of_the_same_suit_or_value():
     deal = {"stats": [["5H", "7D", "2S", "9C"], ["5D", "3S", "8S", "10C"]], "deck": ["AH"]}
     table = Table(deal)
     table.play(TRAIN)  # the Ace nullifies the training
@@ -224,13 +242,13 @@ def test_rule_13_ace_swaps_a_stat_of_the_same_suit_or_value():
     assert table.stats(0)[0] == "5D" and table.stats(1)[0] == "5H" and table.to_act == 1
 
 
-def test_rule_13_ace_without_any_matching_pair_has_no_effect():
+def test_rule_ace__without_any_matching_pair_has_no_effect():
     table = Table({"stats": [["2H", "3H", "4H", "5H"], ["6D", "7D", "8S", "9C"]], "deck": ["AS"]})
     table.play(TRAIN)
     assert table.stats(0) == ["2H", "3H", "4H", "5H"] and table.discard() == ["AS"] and table.to_act == 1
 
 
-def test_rule_13_an_ace_swap_can_kill_the_target_or_the_drawer():
+def test_rule_ace__a_swap_can_kill_the_target_or_the_drawer():
     deal = {"stats": [["2H", "7D", "2S", "9C"], ["10H", "3S", "8S", "4C"]], "damage": [0, 5], "deck": ["AD"]}
     table = Table(deal)
     table.play(FIGHT, slot(0))  # 2H <-> 10H (the only match): the target keeps 2 HP against 5 damage
@@ -241,7 +259,38 @@ def test_rule_13_an_ace_swap_can_kill_the_target_or_the_drawer():
     assert table.state.deaths[0] == 1 and table.state.deaths[1] == 0 and table.state.hit_points[1] == 5
 
 
-def test_rule_14_stabby_jack_stabs_for_two_unless_a_monarch_shields():
+def _hit_points(row: list[str]) -> int:
+    hearts = sum(int(card[:-1]) for card in row if card.endswith("H"))
+    return hearts if hearts else 1
+
+
+ACE_DRAWER = ["6H", "3H", "9D", "2S"]  # HP 9
+ACE_TARGET = ["3D", "6S", "8H", "2H"]  # HP 10
+ACE_PAIRS = [
+    (own, theirs)
+    for own in range(4)
+    for theirs in range(4)
+    if ACE_DRAWER[own][-1] == ACE_TARGET[theirs][-1] or ACE_DRAWER[own][:-1] == ACE_TARGET[theirs][:-1]
+]
+
+
+@pytest.mark.parametrize(("own", "theirs"), ACE_PAIRS)
+def test_rule_ace__a_swap_never_kills_both_players(own, theirs):
+    # Both players are one damage from death; every swap moves Hearts one way, so only the loser of Hearts dies.
+    damage = [_hit_points(ACE_DRAWER) - 1, _hit_points(ACE_TARGET) - 1]
+    table = Table({"stats": [ACE_DRAWER, ACE_TARGET], "damage": damage, "deck": ["AD"]})
+    table.play(FIGHT, slot(own))
+    if table.state.phase == PHASE_ACE_TARGET:
+        table.play(ace_target(1, theirs))
+    drawer_row, target_row = list(ACE_DRAWER), list(ACE_TARGET)
+    drawer_row[own], target_row[theirs] = ACE_TARGET[theirs], ACE_DRAWER[own]
+    dies = [_hit_points(drawer_row) <= damage[0], _hit_points(target_row) <= damage[1]]
+    assert not all(dies)
+    assert [bool(died) for died in table.state.deaths] == dies
+    assert table.discard()[0] == "AD" and table.to_act == 1
+
+
+def test_rule_stabby_jack__stabs_for_two_unless_a_monarch_shields():
     table = Table({"stats": BASE_STATS, "deck": ["JC"]})
     table.play(TRAIN)
     assert table.state.damage[0] == 2 and table.to_act == 1
@@ -260,7 +309,7 @@ def test_rule_14_stabby_jack_stabs_for_two_unless_a_monarch_shields():
     assert table.state.deaths[0] == 1 and table.stats(0) == ["2C", "3C", "4C", "5C"]
 
 
-def test_rule_15_heart_monarch_heals_two():
+def test_rule_heart_club_monarchs__heart_monarch_heals_two():
     table = Table({"stats": BASE_STATS, "damage": [3, 1], "deck": ["KH", "QH"]})
     table.play(FIGHT)
     assert table.state.damage[0] == 1 and table.to_act == 1
@@ -271,7 +320,7 @@ def test_rule_15_heart_monarch_heals_two():
 @pytest.mark.parametrize(
     ("drawn", "gained"), [("9H", True), ("6H", True), ("10H", False)]  # luck 9: ties are won
 )
-def test_rule_15_club_monarch_level_up_is_gated_by_luck(drawn, gained):
+def test_rule_heart_club_monarchs__club_monarch_gain_is_gated_by_luck(drawn, gained):
     table = Table({"stats": BASE_STATS, "deck": ["QC", drawn]})
     table.play(FIGHT)
     if gained:
@@ -281,7 +330,7 @@ def test_rule_15_club_monarch_level_up_is_gated_by_luck(drawn, gained):
     assert table.to_act == 1
 
 
-def test_rule_15_club_monarch_chains_into_a_special_and_respects_the_cap():
+def test_rule_heart_club_monarchs__club_monarch_chains_into_a_special_and_respects_the_cap():
     table = Table({"stats": BASE_STATS, "deck": ["KC", "JS"]})
     table.play(TRAIN)
     assert table.state.damage[0] == 2 and table.discard() == ["KC", "JS"] and table.to_act == 1
@@ -292,7 +341,7 @@ def test_rule_15_club_monarch_chains_into_a_special_and_respects_the_cap():
     assert table.stats(0) == EIGHT and table.to_act == 1
 
 
-def test_rule_16_joker_is_an_instant_level_up_and_chains():
+def test_rule_joker__an_instant_level_up_that_chains():
     stats = [BASE_STATS[0], BASE_STATS[1], ["2H", "3D", "4S", "5C"]]
     table = Table({"dealer": 2, "stats": stats, "deck": ["JO", "10S"]}, num_players=3, jokers=True)
     table.play(FIGHT)
@@ -305,7 +354,7 @@ def test_rule_16_joker_is_an_instant_level_up_and_chains():
     assert table.stats(0) == BASE_STATS[0] and table.discard()[-3:] == ["JO", "QC", "10H"]
 
 
-def test_rule_17_death_returns_everything_and_rebirth_deals_as_many_stats():
+def test_rule_death_and_rebirth__everything_returns_and_as_many_stats_are_dealt():
     six = ["2H", "7D", "2S", "9C", "3D", "4S"]
     deal = {
         "stats": [six, BASE_STATS[1]], "xp": [["5S", "QD"], []], "damage": [1, 0],
@@ -320,7 +369,7 @@ def test_rule_17_death_returns_everything_and_rebirth_deals_as_many_stats():
     assert table.to_act == 1
 
 
-def test_rule_18_an_empty_draw_pile_is_the_discard_pile_reshuffled_except_its_top():
+def test_rule_reshuffle__the_discard_pile_except_its_top_becomes_the_draw_pile():
     table = Table({"stats": BASE_STATS, "deck": ["8S"], "rest": "discard"})
     assert table.state.deck_size == 1 and table.state.reshuffles == 0
     table.play(FIGHT)  # 8S beats attack 2 and lands on top of the discard pile
@@ -334,14 +383,14 @@ def test_rule_18_an_empty_draw_pile_is_the_discard_pile_reshuffled_except_its_to
     assert table.state.discard_size < before  # all but the top went back into the draw pile
 
 
-def test_rule_19_a_special_ends_the_turn():
+def test_rule_special_ends_turn():
     table = Table({"stats": BASE_STATS, "damage": [1, 0], "deck": ["QH"]})
     table.play(TRAIN)
     assert table.to_act == 1 and table.state.phase == PHASE_MAIN and table.state.pending < 0
     assert table.discard() == ["QH"] and table.state.damage[0] == 0
 
 
-def test_rule_20_a_player_can_win_on_another_players_turn():
+def test_rule_win_check__a_player_can_win_on_another_players_turn():
     deal = {
         "stats": [["5H", "10C", "6S", "2C"], ["10S", "9S", "8C", "2H"]],
         "xp": [[], TEN_XP], "deck": ["AD"],
@@ -358,7 +407,7 @@ def test_rule_20_a_player_can_win_on_another_players_turn():
 @pytest.mark.parametrize("xp", [False, True])
 @pytest.mark.parametrize("power", [False, True])
 @pytest.mark.parametrize("luck", [False, True])
-def test_rule_21_all_three_win_conditions_at_once(xp, power, luck):
+def test_rule_winning__all_three_conditions_at_once(xp, power, luck):
     stats = ["5H", "10S" if power else "2S", "9C" if luck else "2C", "3D"]
     deal = {"stats": [stats, ["6H", "3S", "4C", "5S"]], "xp": [TEN_XP if xp else ["4D"], []]}
     table = Table(deal)
@@ -371,14 +420,14 @@ def test_rule_21_all_three_win_conditions_at_once(xp, power, luck):
 
 
 @pytest.mark.parametrize(("max_hp", "wins"), [(False, True), (True, False)])
-def test_rule_21_power_compares_with_hp_left_or_full_hp(max_hp, wins):
+def test_rule_winning__power_against_hp_left_or_full_hp(max_hp, wins):
     deal = {"stats": [["5H", "5S", "9C", "3D"], ["6H", "3S", "4C", "2C"]], "xp": [TEN_XP, []], "damage": [0, 3]}
     table = Table(deal, win_uses_max_hp=max_hp)  # attack 5 against HP 6 with 3 damage
     table.play(REST)
     assert bool(table.state.terminated) == wins
 
 
-def test_rule_22_rewards_and_truncation_at_max_turns():
+def test_rule_rewards__win_loss_and_truncation_at_max_turns():
     table = Table({"stats": BASE_STATS}, max_turns=3)
     table.play(REST, REST)
     assert not table.state.truncated
@@ -387,7 +436,7 @@ def test_rule_22_rewards_and_truncation_at_max_turns():
     assert table.env.truncations["player_0"] and all(r == 0.0 for r in table.env.rewards.values())
 
 
-def test_rule_23_illegal_actions_raise_or_are_penalised():
+def test_rule_illegal_actions__raise_or_are_penalised():
     table = Table({"stats": BASE_STATS})
     with pytest.raises(cardenvs.IllegalActionError, match="legal actions"):
         table.env.step(LEVEL_UP)
@@ -398,7 +447,7 @@ def test_rule_23_illegal_actions_raise_or_are_penalised():
     assert env.rewards[offender] == -1.0 and env.terminations[offender]
 
 
-def test_rule_24_single_option_decisions_are_made_by_the_engine():
+def test_rule_forced_decisions__are_made_by_the_engine():
     table = Table({"stats": [["2H", "3H", "4H", "9S"], ["6D", "7D", "8S", "10C"]], "deck": ["AC"]})
     steps = table.state.step_count
     table.play(TRAIN)  # only 9S <-> 8S is possible: no agent step for either half

@@ -65,7 +65,7 @@ def value_of(kind):
 
 @njit(cache=True)
 def is_monarch(kind):
-    """A Queen or King (the seed's Monarchs)."""
+    """A Queen or King: a Monarch."""
     return kind != JOKER and (kind % NUM_RANKS == QUEEN or kind % NUM_RANKS == KING)
 
 

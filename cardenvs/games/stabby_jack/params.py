@@ -17,17 +17,20 @@ from cardenvs.games.stabby_jack.cards import (
 
 ENV_NAME = "stabby_jack_v0"
 MIN_PLAYERS = 2
-MAX_PLAYERS = 8  # RULINGS §4.3 #18
-MAX_STATS = 8  # the Stats row holds 4…8 cards
-START_STATS = 4
+MAX_PLAYERS = 8  # rule:decks_and_seats: 8 keeps the spaces a fixed size
+MAX_STATS = 8  # rule:stat_cap: the Stats row holds 4…8 cards
+START_STATS = 4  # rule:deal
 MAX_TURNS_LIMIT = 1_000_000
+
+# The phase codes of rules.py (PHASE_MAIN … PHASE_OVER), as the snapshot table explains them.
+PHASE_MEANING = "0 main, 1 pay, 2 replace, 3 gain at 8, 4 shield, 5 Ace own Stat, 6 Ace target, 7 over"
 
 # Option strings, in the order of the int codes stored in the record.
 LEVEL_UP_PAYMENTS = ("least_overpayment", "player_choice")
 
 
 def decks_for(num_players: int) -> int:
-    """One deck per two players, rounded up (the seed's "For more than 2 players")."""
+    """rule:decks_and_seats: one deck per two players, rounded up."""
     return (num_players + 1) // 2
 
 
@@ -41,12 +44,14 @@ class StabbyJackParams:
             can play every player count up to it (seats beyond ``num_players`` read as absent); ``None``
             (default) sizes them for ``num_players``, the smallest and fastest spaces.
         jokers: play with the two Jokers of each deck (an instant Level Up).
-        level_up_is_action: Level Up is a whole turn (stabbyjack.com) instead of a free pre-action before the
-            main action (the seed's "during any turn").
+        level_up_is_action: Level Up is a whole turn instead of a free pre-action before the main action
+            (rule:level_up).
         level_up_payment: ``"least_overpayment"`` (the engine pays 5 XP with the least overpayment, then the
-            fewest Monarchs, oldest cards first) or ``"player_choice"`` (the player picks card by card).
-        win_uses_max_hp: win condition (b) compares attack with each opponent's full HP instead of HP left.
-        max_turns: turns after which the game is truncated (every reward 0).
+            fewest Monarchs, oldest cards first) or ``"player_choice"`` (the player picks card by card;
+            rule:level_up).
+        win_uses_max_hp: win condition (b) compares attack with each opponent's full HP instead of HP left
+            (rule:winning).
+        max_turns: turns after which the game is truncated (every reward 0; rule:rewards).
     """
 
     num_players: int = 2
@@ -89,44 +94,45 @@ def state_fields(params: StabbyJackParams) -> list[StateField]:
     """The fields of the state record for ``params``, each with its encoding (cards are kinds, see cards.py)."""
     n = params.num_players
     cards = total_cards(params)
+    xp_capacity = xp_row_capacity(params)
     return header_fields(n) + [
         # --- parameters (constant during a game)
-        StateField("max_players", np.int32, (), "seats the spaces are sized for (params.seats())"),
-        StateField("num_decks", np.int32, (), "⌈num_players / 2⌉"),
-        StateField("total_cards", np.int32, (), "cards of all decks together"),
-        StateField("jokers", np.bool_, (), ""),
-        StateField("level_up_is_action", np.bool_, (), ""),
-        StateField("level_up_payment", np.int8, (), "index into LEVEL_UP_PAYMENTS"),
-        StateField("win_uses_max_hp", np.bool_, (), ""),
-        StateField("max_turns", np.int32, (), ""),
+        StateField("max_players", np.int32, (), "seats the spaces are sized for: params.seats()"),
+        StateField("num_decks", np.int32, (), "decks in play, ⌈num_players / 2⌉ (rule:decks_and_seats)"),
+        StateField("total_cards", np.int32, (), "cards of all decks together, Jokers included"),
+        StateField("jokers", np.bool_, (), "each deck has its two Jokers (rule:joker)"),
+        StateField("level_up_is_action", np.bool_, (), "a Level Up is the turn's action, not a free pre-action"),
+        StateField("level_up_payment", np.int8, (), "0 least_overpayment, 1 player_choice (LEVEL_UP_PAYMENTS)"),
+        StateField("win_uses_max_hp", np.bool_, (), "win condition (b) uses opponents' full HP (rule:winning)"),
+        StateField("max_turns", np.int32, (), "turns after which the game is truncated (rule:rewards)"),
         # --- game
-        StateField("phase", np.int8, (), "PHASE_MAIN … PHASE_OVER (rules.py)"),
+        StateField("phase", np.int8, (), PHASE_MEANING),
         StateField("dealer", np.int32, (), "seat of the dealer; the seat on its left plays first"),
         StateField("turn_count", np.int32, (), "turns completed"),
         StateField("deck", np.int16, (cards,), "draw pile: card kinds, deck[deck_size - 1] is drawn next"),
-        StateField("deck_size", np.int32, (), ""),
-        StateField("deck_counts", np.int16, (NUM_KINDS,), "how many of each kind the draw pile holds (public)"),
+        StateField("deck_size", np.int32, (), "cards in the draw pile"),
+        StateField("deck_counts", np.int16, (NUM_KINDS,), "cards of each kind in the draw pile (public)"),
         StateField("discard", np.int16, (cards,), "discard pile: card kinds, discard[discard_size - 1] on top"),
-        StateField("discard_size", np.int32, (), ""),
-        StateField("reshuffles", np.int32, (), "times the discard pile became the draw pile"),
-        StateField("pending", np.int16, (), "the drawn card waiting for a decision (NO_CARD if none)"),
-        StateField("stats", np.int16, (n, MAX_STATS), "each seat's Stats row, slot order; NO_CARD past stats_count"),
-        StateField("stats_count", np.int32, (n,), "4…8"),
-        StateField("xp_row", np.int16, (n, xp_row_capacity(params)), "won cards, oldest first; NO_CARD past xp_count"),
-        StateField("xp_count", np.int32, (n,), ""),
-        StateField("damage", np.int32, (n,), "damage markers (always below hit_points between turns)"),
-        StateField("hit_points", np.int32, (n,), "Σ Hearts, or 1 with no Heart"),
-        StateField("magic", np.int32, (n,), "Σ Diamonds"),
-        StateField("attack", np.int32, (n,), "Σ Spades"),
-        StateField("luck", np.int32, (n,), "Σ Clubs"),
-        StateField("xp", np.int32, (n,), "Σ XP row (monster 1, Monarch 2)"),
-        StateField("xp_monarchs", np.int32, (n,), "Monarchs in the XP row"),
-        StateField("deaths", np.int32, (n,), "times each seat died and was reborn"),
+        StateField("discard_size", np.int32, (), "cards in the discard pile"),
+        StateField("reshuffles", np.int32, (), "times the discard pile became the draw pile (rule:reshuffle)"),
+        StateField("pending", np.int16, (), "drawn card awaiting a decision (replace, gain at 8, Jack, Ace), else -1"),
+        StateField("stats", np.int16, (n, MAX_STATS), "per seat, the Stats row in slot order; -1 past stats_count"),
+        StateField("stats_count", np.int32, (n,), "per seat, Stats held: 4…8"),
+        StateField("xp_row", np.int16, (n, xp_capacity), "per seat, won cards, oldest first; -1 past xp_count"),
+        StateField("xp_count", np.int32, (n,), "per seat, cards in the XP row"),
+        StateField("damage", np.int32, (n,), "per seat, damage markers (below hit_points between turns)"),
+        StateField("hit_points", np.int32, (n,), "per seat, Σ Hearts, or 1 with no Heart (rule:stats)"),
+        StateField("magic", np.int32, (n,), "per seat, Σ Diamonds"),
+        StateField("attack", np.int32, (n,), "per seat, Σ Spades"),
+        StateField("luck", np.int32, (n,), "per seat, Σ Clubs"),
+        StateField("xp", np.int32, (n,), "per seat, XP held: a monster 1, a Monarch 2"),
+        StateField("xp_monarchs", np.int32, (n,), "per seat, Monarchs (2-XP cards) in the XP row"),
+        StateField("deaths", np.int32, (n,), "per seat, times it died and was reborn (rule:death_and_rebirth)"),
         StateField("died_this_turn", np.bool_, (), "the player to act died during this turn (ends it)"),
-        StateField("gain_from_level_up", np.bool_, (), "PHASE_GAIN_FULL came from a Level Up (the turn may go on)"),
-        StateField("level_up_paid", np.int32, (), "XP paid so far in PHASE_PAY"),
-        StateField("ace_own_slot", np.int32, (), "PHASE_ACE_TARGET: the drawer's chosen Stats slot; -1 otherwise"),
-        StateField("winner", np.int32, (), "the seat that won, NO_PLAYER otherwise"),
+        StateField("gain_from_level_up", np.bool_, (), "the gain at 8 Stats came from a Level Up (the turn may go on)"),
+        StateField("level_up_paid", np.int32, (), "XP paid so far in the pay phase (player_choice)"),
+        StateField("ace_own_slot", np.int32, (), "Ace target phase: the drawer's chosen Stats slot; -1 otherwise"),
+        StateField("winner", np.int32, (), "the seat that won; -1 (NO_PLAYER) otherwise"),
     ]
 
 

@@ -1,6 +1,6 @@
 """Stabby Jack's rules engine: compiled functions over one state record (see params.state_fields).
 
-Rule numbers in comments (R1…) refer to docs/rules/stabby_jack.md.
+Comments cite the rules of docs/rules/stabby_jack.md by slug (``rule:level_up``).
 """
 
 from __future__ import annotations
@@ -60,15 +60,15 @@ PAYMENT_LEAST_OVERPAYMENT = 0
 PAYMENT_PLAYER_CHOICE = 1
 
 # Numbers of the rules
-LEVEL_UP_COST = 5  # R7
-WIN_XP = 10  # R21 (a)
-MONARCH_VALUE = 13  # R12: Diamond/Spade Monarchs fight as 13 and win ties
-MONSTER_DAMAGE = 1  # R11
-MONARCH_DAMAGE = 2  # R12
-JACK_DAMAGE = 2  # R14
-HEART_MONARCH_HEAL = 2  # R15
-REST_HEAL = 1  # R6
-NO_HEARTS_HIT_POINTS = 1  # R3: a player without Hearts has 1 HP
+LEVEL_UP_COST = 5  # rule:level_up
+WIN_XP = 10  # rule:winning (a)
+MONARCH_VALUE = 13  # rule:diamond_spade_monarchs: Diamond/Spade Monarchs fight as 13 and win ties
+MONSTER_DAMAGE = 1  # rule:monster_combat
+MONARCH_DAMAGE = 2  # rule:diamond_spade_monarchs
+JACK_DAMAGE = 2  # rule:stabby_jack
+HEART_MONARCH_HEAL = 2  # rule:heart_club_monarchs
+REST_HEAL = 1  # rule:rest
+NO_HEARTS_HIT_POINTS = 1  # rule:stats: a player without Hearts has 1 HP
 
 WIN_REWARD = 1.0
 LOSS_REWARD = -1.0
@@ -90,7 +90,7 @@ def _discard_card(state, card):
 
 @njit(cache=True)
 def _reshuffle(state):
-    """R18: the discard pile except its top card is shuffled into a new draw pile."""
+    """rule:reshuffle: the discard pile except its top card is shuffled into a new draw pile."""
     if state.discard_size <= 1:
         return
     count = state.discard_size - 1
@@ -132,7 +132,10 @@ def _numbered_available(state):
 
 @njit(cache=True)
 def _draw_numbered(state):
-    """R16: draw until a numbered card comes; Specials drawn are discarded without effect. NO_CARD if none."""
+    """Draw until a numbered card comes; Specials drawn are discarded unresolved (rule:level_up, rule:deal).
+
+    NO_CARD if no numbered card is left in either pile.
+    """
     if not _numbered_available(state):
         return NO_CARD
     while True:
@@ -147,7 +150,7 @@ def _draw_numbered(state):
 
 @njit(cache=True)
 def _recount(state, player):
-    """R3: the derived values of ``player`` from the Stats and XP rows."""
+    """rule:stats: the derived values of ``player`` from the Stats and XP rows."""
     hearts = 0
     magic = 0
     attack = 0
@@ -187,7 +190,7 @@ def _add_stat(state, player, card):
 
 @njit(cache=True)
 def _add_xp(state, player, card):
-    """R11, R12: a beaten monster or Monarch goes to the XP row."""
+    """rule:monster_combat, rule:diamond_spade_monarchs: a beaten monster or Monarch goes to the XP row."""
     state.xp_row[player, state.xp_count[player]] = card
     state.xp_count[player] += 1
     _recount(state, player)
@@ -222,7 +225,7 @@ def _xp_kinds(state, player):
 
 @njit(cache=True)
 def _check_death(state, player):
-    """R17: damage reaching HP kills; the dead player is reborn with as many new Stats. True if it died."""
+    """rule:death_and_rebirth: damage reaching HP kills; the dead are reborn with as many new Stats. True if died."""
     if state.damage[player] < state.hit_points[player]:
         return False
     count = state.stats_count[player]
@@ -249,7 +252,7 @@ def _check_death(state, player):
 
 @njit(cache=True)
 def _gain(state, player, card, from_level_up):
-    """R8: a Level Up card joins the Stats row; at 8 Stats the player chooses. True if a decision waits."""
+    """rule:stat_cap: a gained card joins the Stats row; at 8 Stats the player chooses. True if a decision waits."""
     if state.stats_count[player] < MAX_STATS:
         _add_stat(state, player, card)
         _recount(state, player)
@@ -262,7 +265,7 @@ def _gain(state, player, card, from_level_up):
 
 @njit(cache=True)
 def _replace_stat(state, player, slot, card):
-    """R9: ``card`` takes Stats slot ``slot``; the old card is discarded; the change may kill (R17)."""
+    """rule:losing_hearts: ``card`` takes Stats slot ``slot``, the old card is discarded, and the change may kill."""
     _discard_card(state, state.stats[player, slot])
     state.stats[player, slot] = card
     _recount(state, player)
@@ -274,13 +277,13 @@ def _replace_stat(state, player, slot, card):
 
 @njit(cache=True)
 def meets_xp(state, player):
-    """R21 (a): at least 10 XP held."""
+    """rule:winning (a): at least 10 XP held."""
     return state.xp[player] >= WIN_XP
 
 
 @njit(cache=True)
 def meets_power(state, player):
-    """R21 (b): attack or magic above every opponent's HP left (full HP with win_uses_max_hp)."""
+    """rule:winning (b): attack or magic above every opponent's HP left (full HP with win_uses_max_hp)."""
     power = max(state.attack[player], state.magic[player])
     for other in range(state.num_players):
         if other == player:
@@ -295,7 +298,7 @@ def meets_power(state, player):
 
 @njit(cache=True)
 def meets_luck(state, player):
-    """R21 (c): strictly more luck than every opponent."""
+    """rule:winning (c): strictly more luck than every opponent."""
     for other in range(state.num_players):
         if other != player and state.luck[player] <= state.luck[other]:
             return False
@@ -312,7 +315,7 @@ def _find_winner(state):
 
 @njit(cache=True)
 def _end_turn(state):
-    """R20–R22: check every player for a win, then truncation, then pass the turn to the left."""
+    """rule:win_check, rule:rewards: check every player for a win, then truncation, then pass the turn on."""
     state.died_this_turn = False
     state.turn_count += 1
     winner = _find_winner(state)
@@ -343,7 +346,7 @@ def _monarch_in_xp_row(state, player):
 
 @njit(cache=True)
 def ace_pair_matches(own_card, their_card):
-    """R13: an Ace swaps Stats of the same suit or the same value."""
+    """rule:ace: an Ace swaps Stats of the same suit or the same value."""
     return suit_of(own_card) == suit_of(their_card) or value_of(own_card) == value_of(their_card)
 
 
@@ -361,7 +364,7 @@ def _own_slot_can_swap(state, player, slot):
 
 @njit(cache=True)
 def _start_ace(state, player, card):
-    """R13: an Ace forces a swap; with no matching pair it has no effect. True if a decision waits."""
+    """rule:ace: an Ace forces a swap; with no matching pair it has no effect. True if a decision waits."""
     for slot in range(state.stats_count[player]):
         if _own_slot_can_swap(state, player, slot):
             state.pending = card
@@ -374,7 +377,7 @@ def _start_ace(state, player, card):
 
 @njit(cache=True)
 def _stabbed(state, player, card):
-    """R14: Stabby Jack deals 2 damage unless a Monarch of the XP row shields. True if a decision waits."""
+    """rule:stabby_jack: Stabby Jack deals 2 damage unless a Monarch of the XP row shields. True if a decision waits."""
     if _monarch_in_xp_row(state, player):
         state.pending = card
         state.phase = PHASE_SHIELD
@@ -387,16 +390,16 @@ def _stabbed(state, player, card):
 
 @njit(cache=True)
 def _fight(state, player, card):
-    """R10–R12: combat with a numbered monster or a Diamond/Spade Monarch."""
+    """Combat with a numbered monster (rule:monster_combat) or a Diamond/Spade Monarch (rule:diamond_spade_monarchs)."""
     suit = suit_of(card)
     if is_monarch(card):
         power = state.magic[player] if suit == DIAMONDS else state.attack[player]
-        won = power > MONARCH_VALUE  # the Monarch wins ties (R12)
+        won = power > MONARCH_VALUE  # the Monarch wins ties
         damage = MONARCH_DAMAGE
     else:
         value = value_of(card)
         power = state.attack[player] if (suit == SPADES or suit == CLUBS) else state.magic[player]
-        won = power > value or (power == value and state.luck[player] >= value)  # R11 tie rule
+        won = power > value or (power == value and state.luck[player] >= value)  # luck breaks a tie
         damage = MONSTER_DAMAGE
     if won:
         _add_xp(state, player, card)
@@ -408,7 +411,7 @@ def _fight(state, player, card):
 
 @njit(cache=True)
 def _resolve_special(state, player, card):
-    """R12–R16: resolve a drawn Special, following chains (Club Monarch, Joker). True if a decision waits.
+    """Resolve a drawn Special, following chains (Club Monarch, Joker). True if a decision waits (rule:joker).
 
     A chain is a loop, not recursion: a Special drawn by a Club Monarch or a Joker replaces it.
     """
@@ -421,7 +424,7 @@ def _resolve_special(state, player, card):
             if not is_numbered(drawn):
                 card = drawn
                 continue
-            if card == JOKER or value_of(drawn) <= state.luck[player]:  # R15 Club Monarch: luck ≥ value
+            if card == JOKER or value_of(drawn) <= state.luck[player]:  # rule:heart_club_monarchs: luck ≥ value
                 return _gain(state, player, drawn, False)
             _discard_card(state, drawn)
             return False
@@ -430,11 +433,11 @@ def _resolve_special(state, player, card):
             return _stabbed(state, player, card)
         if rank == ACE:
             return _start_ace(state, player, card)
-        if suit_of(card) == HEARTS:  # R15
+        if suit_of(card) == HEARTS:  # rule:heart_club_monarchs
             state.damage[player] = max(0, state.damage[player] - HEART_MONARCH_HEAL)
             _discard_card(state, card)
             return False
-        _fight(state, player, card)  # R12: Diamond and Spade Monarchs
+        _fight(state, player, card)  # rule:diamond_spade_monarchs
         return False
 
 
@@ -443,7 +446,7 @@ def _resolve_special(state, player, card):
 
 @njit(cache=True)
 def _pay_least_overpayment(state, player):
-    """R7 (RULINGS §6 #18): the least overpayment, then the fewest Monarchs, oldest cards first."""
+    """rule:level_up: the least overpayment, then the fewest Monarchs (kept as shields), oldest cards first."""
     monsters, monarchs = _xp_kinds(state, player)
     best_over = LEVEL_UP_COST + 1
     best_monsters = 0
@@ -462,7 +465,7 @@ def _pay_least_overpayment(state, player):
 
 @njit(cache=True)
 def _level_up_draw(state, player):
-    """R7: draw until a numbered card comes and gain it. True if a decision waits."""
+    """rule:level_up: draw until a numbered card comes and gain it. True if a decision waits."""
     state.phase = PHASE_MAIN
     card = _draw_numbered(state)
     if card == NO_CARD:
@@ -472,7 +475,7 @@ def _level_up_draw(state, player):
 
 @njit(cache=True)
 def _after_level_up(state):
-    """R7: a Level Up ends the turn only as the turn's action (level_up_is_action) or by a death."""
+    """rule:level_up: a Level Up ends the turn only as the turn's action (level_up_is_action) or by a death."""
     if state.level_up_is_action or state.died_this_turn:
         _end_turn(state)
     else:
@@ -501,7 +504,7 @@ def _fill_deck(state):
 
 @njit(cache=True)
 def start_game(state, deal_stats):
-    """R2: deal 4 numbered Stats to each player from the draw pile as it lies, and start the first turn.
+    """rule:deal: deal 4 numbered Stats to each player from the draw pile as it lies, and start the first turn.
 
     Expects the draw pile in ``deck[:deck_size]`` (with ``deck_counts``), ``dealer`` set, and every other game
     field zero. With ``deal_stats`` False the Stats and XP rows are already laid out (``apply_deal``).
@@ -527,7 +530,7 @@ def start_game(state, deal_stats):
 
 @njit(cache=True)
 def reset(state, seed):
-    """R1–R2: shuffle all decks, pick a random dealer, deal."""
+    """rule:decks_and_seats, rule:deal: shuffle all decks, pick a random dealer, deal."""
     seed_state(state, seed)
     _fill_deck(state)
     shuffle(state, state.deck, state.deck_size)
@@ -540,7 +543,7 @@ def reset(state, seed):
 
 @njit(cache=True)
 def _main_action(state, player, action):
-    """R4–R6: TRAIN, FIGHT, REST or LEVEL_UP."""
+    """rule:turn: TRAIN, FIGHT, REST or LEVEL_UP."""
     if action == LEVEL_UP:
         if state.level_up_payment == PAYMENT_PLAYER_CHOICE:
             state.level_up_paid = 0
@@ -555,7 +558,7 @@ def _main_action(state, player, action):
         _end_turn(state)
         return
     card = _draw(state)
-    if card == NO_CARD:  # R18: nothing left to draw; the action fizzles
+    if card == NO_CARD:  # rule:reshuffle: nothing left to draw; the action fizzles
         _end_turn(state)
         return
     if not is_numbered(card):
@@ -572,7 +575,7 @@ def _main_action(state, player, action):
 
 @njit(cache=True)
 def _pay_action(state, player, action):
-    """R7 with player_choice: pay one card; at 5 XP or more paid, draw the Level Up card."""
+    """rule:level_up with player_choice: pay one card; at 5 XP or more paid, draw the Level Up card."""
     if action == PAY_MONARCH:
         _pay_xp_cards(state, player, 0, 1)
         state.level_up_paid += 2
@@ -588,7 +591,7 @@ def _pay_action(state, player, action):
 
 @njit(cache=True)
 def _gain_choice(state, player, action):
-    """R8: at 8 Stats, replace a Stat with the gained card or decline it."""
+    """rule:stat_cap: at 8 Stats, replace a Stat with the gained card or decline it."""
     card = state.pending
     state.pending = NO_CARD
     if action == DECLINE:
@@ -604,7 +607,7 @@ def _gain_choice(state, player, action):
 
 @njit(cache=True)
 def _shield_choice(state, player, action):
-    """R14: discard the oldest Monarch as a shield, or take Stabby Jack's 2 damage."""
+    """rule:stabby_jack: discard the oldest Monarch as a shield, or take Stabby Jack's 2 damage."""
     jack = state.pending
     state.pending = NO_CARD
     if action == SHIELD:
@@ -626,7 +629,7 @@ def ace_target_seat(state, player, action):
 
 @njit(cache=True)
 def _ace_swap(state, player, action):
-    """R13: swap the chosen pair; a swap can kill either player (drawer checked first)."""
+    """rule:ace: swap the chosen pair; whichever player lost Hearts may die (never both: Hearts only move)."""
     target, their_slot = ace_target_seat(state, player, action)
     own_slot = state.ace_own_slot
     _discard_card(state, state.pending)
@@ -675,7 +678,7 @@ def _ace_target_matches(state, player, target, slot):
 
 @njit(cache=True)
 def _forced_action(state):
-    """The only legal action of a decision with exactly one option (resolved by the engine), else -1."""
+    """rule:forced_decisions: the only legal action of a decision with exactly one option, else -1."""
     player = state.current_player
     if state.phase == PHASE_PAY:
         monsters, monarchs = _xp_kinds(state, player)
@@ -753,6 +756,6 @@ def legal_mask(state, mask):
 
 @njit(cache=True)
 def penalize(state, player):
-    """The default penalty (RULINGS §0): the offender gets −1, the others 0, and the game ends."""
+    """rule:illegal_actions: the offender gets −1, the others 0, and the game ends."""
     state.phase = PHASE_OVER
     end_with_penalty(state, player)
