@@ -1,6 +1,11 @@
 """training/ppo.py end to end (a few hundred steps), checkpoint + resume, and PolicyAgent on its checkpoints."""
 
 import json
+import os
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -108,6 +113,193 @@ def test_bad_options_exit_with_a_message(tmp_path, capsys):
     assert "--num-envs must be at least 1" in capsys.readouterr().err
     with pytest.raises(SystemExit):
         ppo.main(["--env-id", "chess_v0"])
+
+
+REPO_ROOT = Path(__file__).resolve().parents[2]
+#: a run of 64 steps: one update of 4 games × 16 steps, no tournaments
+TINY_RUN = [*TINY, "--n-steps", "16", "--batch-size", "32", "--total-timesteps", "64"]
+#: runs python with torch, stable-baselines3 and sb3-contrib unimportable, as without the train extra
+WITHOUT_TRAIN_EXTRA = textwrap.dedent("""
+    import runpy, sys
+    class NoTrainExtra:
+        def find_spec(self, name, path=None, target=None):
+            if name.partition(".")[0] in {"torch", "stable_baselines3", "sb3_contrib"}:
+                raise ImportError(f"No module named {name!r}", name=name)
+    sys.meta_path.insert(0, NoTrainExtra())
+    if sys.argv[1] == "-m":
+        sys.argv = sys.argv[2:]
+        runpy.run_module(sys.argv[0], run_name="__main__", alter_sys=True)
+    else:
+        exec(sys.argv[1])
+""")
+
+
+def run_python(*argv: str, cwd: Path = REPO_ROOT, blocked_extra: bool = False) -> subprocess.CompletedProcess:
+    command = [sys.executable, "-c", WITHOUT_TRAIN_EXTRA, *argv] if blocked_extra else [sys.executable, *argv]
+    return subprocess.run(command, cwd=cwd, capture_output=True, text=True, timeout=600,
+                          env={**os.environ, "PYTHONPATH": str(REPO_ROOT)})
+
+
+def test_without_the_train_extra_the_import_and_the_script_name_the_extra(tmp_path):
+    imported = run_python("import cardenvs.training", blocked_extra=True)
+    assert imported.returncode == 1
+    assert 'ImportError: cardenvs.training needs the \'train\' extra' in imported.stderr
+    assert 'pip install -e ".[train]"' in imported.stderr.splitlines()[-1]
+    run_dir = tmp_path / "run"
+    script = run_python("-m", "training.ppo", *TINY_RUN, "--run-dir", str(run_dir), blocked_extra=True)
+    assert script.returncode == ppo.EXIT_FAILURE
+    assert "Traceback" not in script.stderr and len(script.stderr.splitlines()) == 1
+    assert 'pip install -e ".[train]"' in script.stderr
+    assert not run_dir.exists()
+
+
+@pytest.mark.parametrize(("options", "message"), [
+    (["--learning-rate", "-1"], "--learning-rate must be a positive number, got -1.0"),
+    (["--learning-rate", "nan"], "--learning-rate must be a positive number"),
+    (["--opponents", "random", "ppo:/missing.zip"], "--opponents ppo:/missing.zip: no checkpoint file at /missing.zip"),
+    (["--total-timesteps", "0"], "--total-timesteps must be at least 1, got 0"),
+    (["--total-timesteps", "-64"], "--total-timesteps must be at least 1, got -64"),
+    (["--n-steps", "0"], "--n-steps must be at least 1, got 0"),
+    (["--batch-size", "1"], "--batch-size must be from 2 to --num-envs × --n-steps = 64"),
+    (["--batch-size", "65"], "--batch-size must be from 2 to --num-envs × --n-steps = 64"),
+    (["--net-arch", "16", "0"], "--net-arch must be one or more positive layer sizes, got 16 0"),
+    (["--gamma", "1.5"], "--gamma must be in [0, 1], got 1.5"),
+    (["--gae-lambda", "-0.1"], "--gae-lambda must be in [0, 1]"),
+    (["--clip-range", "0"], "--clip-range must be a positive number"),
+    (["--ent-coef", "-0.01"], "--ent-coef must be 0 or more"),
+    (["--seed", "-1"], "--seed must be 0 or more, got -1"),
+    (["--self-play", "--max-snapshots", "0"], "--self-play needs --max-snapshots of at least 1"),
+])
+def test_impossible_values_exit_with_one_line_before_anything_is_built(tmp_path, capsys, options, message):
+    run_dir = tmp_path / "run"
+    assert ppo.main([*TINY_RUN, *options, "--run-dir", str(run_dir)]) == ppo.EXIT_USAGE
+    err = capsys.readouterr().err
+    assert err.startswith(f"error: {message}") and err.count("\n") == 1, err
+    assert not run_dir.exists()
+
+
+def test_a_checkpoint_that_does_not_fit_is_a_usage_error(tmp_path, capsys):
+    (tmp_path / "junk.zip").write_bytes(b"not a zip")
+    run_dir = tmp_path / "run"
+    assert ppo.main([*TINY_RUN, "--opponents", f"ppo:{tmp_path / 'junk.zip'}", "--run-dir", str(run_dir)]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("error: --opponents:") and "not a MaskablePPO checkpoint" in err and err.count("\n") == 1
+    assert not run_dir.exists()
+
+
+def test_a_run_dir_that_is_a_file_is_refused(tmp_path, capsys):
+    (tmp_path / "file").write_text("")
+    assert ppo.main([*TINY_RUN, "--run-dir", str(tmp_path / "file")]) == ppo.EXIT_USAGE
+    assert "--run-dir" in capsys.readouterr().err
+
+
+def interrupted_at(steps: int):
+    """`Run.on_update_done` that, after doing its work, raises KeyboardInterrupt (as a Ctrl-C would) from ``steps``."""
+    update_done = ppo.Run.on_update_done
+
+    def on_update_done(run):
+        update_done(run)
+        if run.model.num_timesteps >= steps:
+            raise KeyboardInterrupt
+
+    return on_update_done
+
+
+def test_resume_after_an_interruption_before_the_first_checkpoint_keeps_arguments_and_tensorboard_run(
+        tmp_path, capsys, monkeypatch):
+    run_dir = tmp_path / "run"
+    # 4 games × 16 steps per update; the first checkpoint would come at step 128, the interruption comes at 64
+    options = [*TINY_RUN, "--total-timesteps", "192", "--checkpoint-every", "128", "--run-dir", str(run_dir)]
+    monkeypatch.setattr(ppo.Run, "on_update_done", interrupted_at(64))
+    assert ppo.main(options) == ppo.EXIT_INTERRUPTED
+    monkeypatch.undo()
+    err = capsys.readouterr().err
+    assert "interrupted before the first checkpoint" in err
+    assert err.rstrip().endswith(f"python -m training.ppo --run-dir {run_dir} --resume")
+    assert not (run_dir / ppo.CHECKPOINT_NAME).exists()
+    assert json.loads((run_dir / ppo.RUN_ARGS_NAME).read_text())["total_timesteps"] == 192
+    # Without --resume the run is not overwritten, even before its first checkpoint.
+    assert ppo.main(options) == ppo.EXIT_USAGE
+    assert "already holds a run" in capsys.readouterr().err
+
+    # The hint's command: the stored arguments, steps from 0 again, the same TensorBoard run.
+    assert ppo.main(["--run-dir", str(run_dir), "--resume"]) == 0
+    out = capsys.readouterr().out
+    assert "no checkpoint yet: starting the run over" in out and "training slabberjan_v0 for 192 steps" in out
+    info = json.loads((run_dir / ppo.MODEL_INFO_NAME).read_text())
+    assert info["num_timesteps"] == 192 and info["args"]["net_arch"] == [16] and info["args"]["n_steps"] == 16
+    assert [path.name for path in (run_dir / ppo.TENSORBOARD_DIR).iterdir()] == ["ppo_1"]
+
+
+def test_resume_after_a_checkpoint_logs_into_the_same_tensorboard_run(tmp_path, capsys, monkeypatch):
+    run_dir = tmp_path / "run"
+    options = [*TINY_RUN, "--total-timesteps", "192", "--checkpoint-every", "64", "--run-dir", str(run_dir)]
+    monkeypatch.setattr(ppo.Run, "on_update_done", interrupted_at(64))
+    assert ppo.main(options) == ppo.EXIT_INTERRUPTED
+    monkeypatch.undo()
+    assert capsys.readouterr().err.strip().startswith("interrupted; continue from the checkpoint at step 64 with:")
+    # Given again: an option a resumed run may change, and one it may not change but that repeats the stored value.
+    assert ppo.main(["--run-dir", str(run_dir), "--resume", "--total-timesteps", "256", "--n-steps", "16"]) == 0
+    assert "(resumed at 64)" in capsys.readouterr().out
+    assert json.loads((run_dir / ppo.MODEL_INFO_NAME).read_text())["num_timesteps"] == 256
+    assert json.loads((run_dir / ppo.RUN_ARGS_NAME).read_text())["total_timesteps"] == 256
+    assert [path.name for path in (run_dir / ppo.TENSORBOARD_DIR).iterdir()] == ["ppo_1"]
+    # An option that defines the run cannot change.
+    assert ppo.main(["--run-dir", str(run_dir), "--resume", "--learning-rate", "0.01"]) == ppo.EXIT_USAGE
+    err = capsys.readouterr().err
+    assert err.startswith("error: --learning-rate cannot change when resuming") and "has 0.0003, not 0.01" in err
+
+
+def test_resume_needs_a_run_and_resume_if_present_starts_one(tmp_path, capsys):
+    run_dir = tmp_path / "run"
+    assert ppo.main([*TINY_RUN, "--run-dir", str(run_dir), "--resume"]) == ppo.EXIT_USAGE
+    err = capsys.readouterr().err
+    assert err.startswith(f"error: --resume: {run_dir} holds no run") and err.count("\n") == 1
+    assert not run_dir.exists()
+    # what scripts/main.sh runs: a new run on a fresh machine, the same run continued afterwards
+    assert ppo.main([*TINY_RUN, "--run-dir", str(run_dir), "--resume-if-present"]) == 0
+    assert json.loads((run_dir / ppo.STATE_NAME).read_text())["num_timesteps"] == 64
+    assert ppo.main([*TINY_RUN, "--run-dir", str(run_dir), "--resume-if-present"]) == 0
+    assert "(resumed at 64)" in capsys.readouterr().out
+
+
+#: Sphinx roles and literals that mean nothing on a terminal
+SPHINX_MARKUP = ("``", ":mod:", ":data:", ":class:", ":meth:", ":func:", ":attr:")
+
+
+def help_entries(text: str) -> dict[str, str]:
+    """Each option's entry of an argparse --help text, by its first flag."""
+    entries: dict[str, str] = {}
+    flag = None
+    for line in text.split("options:", 1)[1].splitlines():
+        if line.startswith("  -"):
+            flag = line.split()[0].rstrip(",")
+            entries[flag] = line
+        elif flag and line.startswith(" " * 3):
+            entries[flag] += " " + line.strip()
+        else:
+            flag = None
+    return entries
+
+
+@pytest.mark.parametrize("module", ["training.ppo", "training.rllib_train"])
+def test_help_shows_every_default_once_without_markup(module):
+    shown = run_python("-m", module, "--help")
+    assert shown.returncode == 0, shown.stderr
+    assert "(default: None)" not in shown.stdout
+    assert not [markup for markup in SPHINX_MARKUP if markup in shown.stdout]
+    entries = help_entries(shown.stdout)
+    assert len(entries) > 10
+    for flag, entry in entries.items():
+        if flag != "-h":
+            assert " ".join(entry.split()).count("(default:") == 1, entry
+
+
+def test_help_shows_the_per_game_defaults():
+    text = " ".join(ppo.build_parser().format_help().split())
+    assert ("(default: per game: 300000 for slabberjan_v0; 500000 for clabber_v0, stabby_jack_v0, gin_slaughtre_v0; "
+            "150000 for slap_v0)") in text
+    assert "(default: random heuristic)" in text and "(default: runs/ppo/<env-id>)" in text
 
 
 def test_every_option_is_documented():
