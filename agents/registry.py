@@ -7,15 +7,22 @@ Specs:
 ``heuristic``
     the game's rule-based agent (:data:`HEURISTICS`).
 ``ppo:PATH``
-    a trained MaskablePPO policy loaded from a stable-baselines3 ``.zip`` checkpoint (:mod:`agents.ppo`).
+    a trained MaskablePPO policy loaded from a stable-baselines3 ``.zip`` checkpoint (:mod:`agents.ppo`);
+    needs the ``train`` extra.
+``rllib:PATH``
+    a trained RLlib policy (:mod:`agents.rllib`): a checkpoint of ``training/rllib_train.py`` or one of its
+    modules; needs the ``rllib`` extra.
 ``human``
     a person at the terminal (:mod:`agents.human`).
+
+An agent whose extra is not installed raises :class:`MissingExtraError`, which says what to install.
 """
 
 from __future__ import annotations
 
 import importlib
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
+from pathlib import Path
 
 from agents.base import Agent, RandomAgent
 from cardenvs.core.game import ObservationLayout
@@ -30,7 +37,21 @@ HEURISTICS: dict[str, str] = {
 }
 
 #: spec kinds -> what the part after ``kind:`` means (``None``: the kind takes no argument)
-SPEC_KINDS: dict[str, str | None] = {"random": None, "heuristic": None, "ppo": "PATH", "human": None}
+SPEC_KINDS: dict[str, str | None] = {
+    "random": None, "heuristic": None, "ppo": "PATH", "rllib": "PATH", "human": None,
+}
+#: spec kinds that load a trained policy -> (``"module:Class"`` with a ``load(path, env_id, layout)``, the extra
+#: it needs, what that extra holds)
+TRAINED_KINDS: dict[str, tuple[str, str, str]] = {
+    "ppo": ("agents.ppo:PolicyAgent", "train", "torch, stable-baselines3, sb3-contrib"),
+    "rllib": ("agents.rllib:RLlibAgent", "rllib", "torch, ray[rllib]"),
+}
+#: file name endings left out of an agent's name (a checkpoint named ``model.zip`` plays as ``ppo:model``)
+CHECKPOINT_SUFFIXES = (".zip",)
+
+
+class MissingExtraError(ValueError):
+    """An agent needs an optional dependency that is not installed; the message says which extra installs it."""
 
 
 def _load(target: str) -> Callable[..., Agent]:
@@ -56,13 +77,15 @@ def make_agent(spec: str, env_id: str, layout: ObservationLayout, seed: int | No
     """The agent ``spec`` names, for the game ``env_id`` whose observations follow ``layout``.
 
     Args:
-        spec: ``random``, ``heuristic``, ``ppo:PATH`` or ``human`` (see the module docstring).
+        spec: ``random``, ``heuristic``, ``ppo:PATH``, ``rllib:PATH`` or ``human`` (see the module docstring).
         env_id: a registered env id.
         layout: the env's observation layout (``env.unwrapped.layout`` or ``venv.layout``).
         seed: seed of the agent's own generator, for agents that draw randomness.
 
     Raises:
-        ValueError: an unknown spec, or an env id without a rule-based agent.
+        ValueError: an unknown spec, an env id without a rule-based agent, or a checkpoint that cannot be
+            loaded or does not fit the env.
+        MissingExtraError: (a ValueError) the agent's optional dependencies are not installed.
     """
     check_spec(spec)
     kind, _, argument = spec.partition(":")
@@ -72,6 +95,41 @@ def make_agent(spec: str, env_id: str, layout: ObservationLayout, seed: int | No
         if env_id not in HEURISTICS:
             raise ValueError(f"no rule-based agent for {env_id!r}; games with one: {', '.join(HEURISTICS)}")
         return _load(HEURISTICS[env_id])(layout)
-    if kind == "ppo":
-        return _load("agents.ppo:PolicyAgent").load(argument, env_id=env_id, layout=layout)
+    if kind in TRAINED_KINDS:
+        target, extra, holds = TRAINED_KINDS[kind]
+        try:
+            return _load(target).load(argument, env_id=env_id, layout=layout)
+        except ImportError as error:
+            raise MissingExtraError(
+                f"the {kind}:PATH agent needs the {extra!r} extra ({holds}), which is not installed: "
+                f'pip install -e ".[{extra}]" ({error})'
+            ) from error
     return _load("agents.human:HumanAgent")(env_id=env_id, layout=layout)
+
+
+def checkpoint_names(paths: Sequence[str | Path]) -> list[str]:
+    """Names that tell checkpoints apart: each path's shortest ending that no other checkpoint shares.
+
+    ``runs/a/model.zip`` and ``runs/b/model.zip`` are named ``a/model`` and ``b/model``; a lone checkpoint is
+    named by its file name (``model``). Endings in :data:`CHECKPOINT_SUFFIXES` are left out. The same file given
+    twice gets the same name (callers number repeats).
+    """
+    resolved = [Path(path).expanduser().resolve() for path in paths]
+    parts = [_name_parts(path) for path in resolved]
+    names = []
+    for i, mine in enumerate(parts):
+        length = 1
+        while length < len(mine) and any(
+            resolved[j] != resolved[i] and theirs[-length:] == mine[-length:] for j, theirs in enumerate(parts)
+        ):
+            length += 1
+        names.append("/".join(mine[-length:]))
+    return names
+
+
+def _name_parts(path: Path) -> tuple[str, ...]:
+    parts = [part for part in path.parts if part != path.anchor]
+    for suffix in CHECKPOINT_SUFFIXES:
+        if parts and parts[-1].endswith(suffix) and len(parts[-1]) > len(suffix):
+            parts[-1] = parts[-1][: -len(suffix)]
+    return tuple(parts)

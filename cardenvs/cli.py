@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import argparse
 import importlib
+import re
 import sys
 
 #: subcommand -> the module implementing it (``HELP``, ``add_arguments(parser)``, ``run(args) -> int``)
@@ -18,22 +19,68 @@ COMMANDS: dict[str, str] = {
     "tournament": "cardenvs.commands.tournament",
     "baselines": "cardenvs.commands.baselines",
 }
+#: exit code of a run stopped with Ctrl-C (128 + SIGINT, as shells report it)
+INTERRUPTED = 130
+DESCRIPTION = "Five card games as RL environments: watch, play, replay and rate agents at the terminal."
+EPILOG = "Run 'cardenvs COMMAND --help' for a command's arguments, e.g. 'cardenvs play --help'."
+
+# Sphinx markup of the docstrings the help texts are made from, and what a terminal shows instead.
+_ROLE = re.compile(r":[a-z]+:`~?([^`]+)`")  # :mod:`x`, :class:`~a.B`
+_LITERAL = re.compile(r"``([^`]+)``")
+_LITERAL_BLOCK = re.compile(r"::$", re.MULTILINE)  # "Example::" opens an indented literal block
+
+
+def plain_text(docstring: str | None) -> str:
+    """A docstring as a terminal shows it: Sphinx roles and literal markup removed."""
+    text = _ROLE.sub(r"\1", docstring or "")
+    text = _LITERAL.sub(r"\1", text)
+    return _LITERAL_BLOCK.sub(":", text).strip()
+
+
+class HelpFormatter(argparse.RawDescriptionHelpFormatter):
+    """Keeps the descriptions' paragraphs and examples as written, and shows every option's default once.
+
+    An option whose help already says its default (it holds the word "default") is left as it is: that is how
+    defaults that are not a plain value (``None``: "drawn and printed") are described.
+    """
+
+    def _get_help_string(self, action: argparse.Action) -> str:
+        help_text = action.help or ""
+        default = action.default
+        if (
+            not action.option_strings
+            or "default" in help_text
+            or any(default is nothing for nothing in (None, False, argparse.SUPPRESS))  # 0 is a default to show
+            or action.nargs == 0  # flags: present or not
+        ):
+            return help_text
+        shown = " ".join(map(str, default)) if isinstance(default, (list, tuple)) else str(default)
+        return f"{help_text} (default: {shown.replace('%', '%%')})"
+
+
+def build_parser() -> argparse.ArgumentParser:
+    """The ``cardenvs`` parser with every subcommand's arguments (``args.run`` is the command to call)."""
+    parser = argparse.ArgumentParser(
+        prog="cardenvs", description=DESCRIPTION, epilog=EPILOG, formatter_class=HelpFormatter
+    )
+    subparsers = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
+    for command, module_name in COMMANDS.items():
+        module = importlib.import_module(module_name)
+        subparser = subparsers.add_parser(
+            command, help=module.HELP, description=plain_text(module.__doc__), formatter_class=HelpFormatter
+        )
+        module.add_arguments(subparser)
+        subparser.set_defaults(run=module.run)
+    return parser
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="cardenvs", description="Five card games as RL environments.")
-    subparsers = parser.add_subparsers(dest="command", required=True)
-    modules = {}
-    for command, module_name in COMMANDS.items():
-        module = importlib.import_module(module_name)
-        module.add_arguments(subparsers.add_parser(command, help=module.HELP, description=module.__doc__))
-        modules[command] = module
-    args = parser.parse_args(argv)
+    args = build_parser().parse_args(argv)
     try:
-        return modules[args.command].run(args)
+        return args.run(args)
     except KeyboardInterrupt:
-        print("\ninterrupted", file=sys.stderr)
-        return 130
+        print(f"\ncardenvs {args.command}: interrupted", file=sys.stderr)
+        return INTERRUPTED
 
 
 if __name__ == "__main__":

@@ -11,7 +11,8 @@ Seats
     The agents are laid out over the seats in order, repeated when there are fewer agents than seats: seat
     ``s`` belongs to lineup slot ``s % k`` for ``k`` agents. With two agents at Clabber's four seats that makes
     the partnerships {0, 2} and {1, 3}; with two agents at a four-player Slap table each agent plays two seats.
-    More agents than seats is refused.
+    Fewer than two agents, or more agents than seats, is refused: to measure an agent against itself, name it
+    twice (the copies are told apart as ``name`` and ``name#2``).
 Duplicate deals
     Every deal (a game seed) is replayed under every *arrangement* of the agents over the lineup slots: all
     ``k!`` permutations while ``k! <= 24`` (up to four agents), else the ``k`` cyclic rotations. Agents are
@@ -39,7 +40,7 @@ Win
 Rating
     openskill's Plackett-Luce model (made for multiplayer and team games): every game is one match in which
     each agent is one team, ranked by its reward (equal rewards tie), rated in game order. ``rating`` is mu,
-    ``rating_sigma`` is sigma and ``ordinal`` is ``mu - 3 sigma``. A lone agent (self-play) keeps the prior.
+    ``rating_sigma`` is sigma and ``ordinal`` is ``mu - 3 sigma``.
 Batched play
     When every agent can act on batches (``getattr(agent, "acts_in_batches", True)``), the games run on the
     batched env (:func:`cardenvs.vector_env`) in *waves*: up to ``batch_size`` games start together, each
@@ -54,9 +55,9 @@ Results file
     number of games and every agent's identity). The first line is the tournament's header, each other line
     one game (see :data:`RESULT_FIELDS`). A rerun with the same arguments reads the file and plays only the
     games missing from it; a file whose header differs is refused, so different tournaments never mix. An
-    agent's identity is its spec (plus the checkpoint's content hash for ``ppo:PATH``) or, for an
-    :class:`~agents.base.Agent` instance, its class, name and a hash of its pickled state (an agent that cannot
-    be pickled gets a fresh identity every run, and so never resumes).
+    agent's identity is its spec (plus the checkpoint's content hash for ``ppo:PATH`` and ``rllib:PATH``) or,
+    for an :class:`~agents.base.Agent` instance, its class, name and a hash of its pickled state (an agent
+    that cannot be pickled gets a fresh identity every run, and so never resumes).
 """
 
 from __future__ import annotations
@@ -81,6 +82,8 @@ import cardenvs
 from agents.base import Agent
 from cardenvs.core.game import Game
 
+#: a tournament compares agents: a lone agent would only be measured against itself, in one seat arrangement
+MIN_AGENTS = 2
 #: arrangements of ``k`` agents are all ``k!`` permutations while there are at most this many
 MAX_PERMUTED_ARRANGEMENTS = 24
 #: the most games one wave of the batched env plays at once: a wave lasts as many steps as its longest game and
@@ -101,6 +104,10 @@ RESULT_FIELDS = {
     "truncated": "whether the game was cut short by its step limit",
     "length": "decisions taken in the game",
 }
+#: seeds are integers below this: every seed names a different game (``env.reset`` takes the seed modulo 2**64)
+SEED_LIMIT = 2**64
+#: the seed rule of the tournaments and of every ``cardenvs`` command
+SEED_RULE = f"an integer from 0 to 2**64-1 ({SEED_LIMIT - 1})"
 #: the two-sided 95% quantile of the normal distribution
 Z_95 = NormalDist().inv_cdf(0.975)
 # Hex digits of the argument hash in a default results file name.
@@ -389,11 +396,14 @@ def run_tournament(
 
     Args:
         env_id: a registered env id.
-        agents: agent specs (``random``, ``heuristic``, ``ppo:PATH``; see :mod:`agents.registry`) or
-            :class:`~agents.base.Agent` instances, in lineup order. Each is named by its ``name``, made unique
-            with ``#2``, ``#3``, ... Spec agents draw randomness from generators seeded from ``seed``.
+        agents: at least two agent specs (``random``, ``heuristic``, ``ppo:PATH``, ``rllib:PATH``; see
+            :mod:`agents.registry`; not ``human``) or :class:`~agents.base.Agent` instances, in lineup order.
+            Each is named by its ``name`` (trained policies by the shortest ending of their paths that tells
+            them apart), made unique with ``#2``, ``#3``, ... Spec agents draw randomness from generators
+            seeded from ``seed``.
         games: games to play (rounded up to whole duplicate sets).
-        seed: the tournament's seed: the deals and the spec agents' generators follow from it.
+        seed: the tournament's seed, an integer from 0 to 2**64-1: the deals and the spec agents' generators
+            follow from it.
         num_players: the number of seats, for games that take a ``num_players`` parameter (``None``: the
             game's default, or ``params``'s).
         params: other game parameters (``cardenvs.env(env_id, **params)``).
@@ -406,16 +416,22 @@ def run_tournament(
         The :class:`TournamentResult` over every game of the tournament (resumed ones included).
 
     Raises:
-        ValueError: an unknown env id or agent spec, bad parameters, more agents than seats, a checkpoint
-            that cannot be loaded, or a results file holding another tournament.
+        ValueError: an unknown env id or agent spec, ``human``, bad parameters, a seed out of range, fewer than
+            two agents or more agents than seats, a checkpoint that cannot be loaded (or whose extra is not
+            installed: :class:`agents.registry.MissingExtraError`), or a results file holding another
+            tournament.
     """
     started = time.perf_counter()
     game = cardenvs.get_game(env_id)
     game_params = _game_params(game, num_players, params)
     _check_positive("games", games)
     _check_positive("batch_size", batch_size)
-    if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)):
-        raise ValueError(f"seed={seed!r} is not allowed; it must be an integer")
+    if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)) or not 0 <= seed < SEED_LIMIT:
+        raise ValueError(f"seed={seed!r} is not allowed; it must be {SEED_RULE}")
+    if len(agents) < MIN_AGENTS:
+        raise ValueError(
+            "a tournament compares agents: give at least two (the same agent twice plays it against itself)"
+        )
     games, seed, batch_size = int(games), int(seed), int(batch_size)
     layout = game.observation_layout(game_params)
     players = game.num_players(game_params)
@@ -611,18 +627,29 @@ def _check_positive(name: str, value: Any) -> None:
 def _build_agents(
     agents: Sequence[str | Agent], env_id: str, layout: Any, seed: int
 ) -> tuple[list[Agent], list[dict[str, Any]]]:
-    """The agents (specs made through the registry) and their identities for the results header."""
-    from agents.registry import check_spec, make_agent
+    """The agents (specs made through the registry) and their identities for the results header.
 
+    Trained policies given by path are named by the shortest ending of their paths that tells them apart
+    (``ppo:a/model`` and ``ppo:b/model``), so that two checkpoints of the same file name stay recognisable.
+    """
+    from agents.registry import TRAINED_KINDS, check_spec, checkpoint_names, make_agent
+
+    for agent in agents:
+        if isinstance(agent, str):
+            check_spec(agent)
+            if agent == "human":
+                raise ValueError(
+                    "human cannot play in a tournament: every deal is played again with the seats swapped, so a "
+                    "person would know the cards; play one game against the agents with: cardenvs play GAME"
+                )
+        elif not isinstance(agent, Agent):
+            raise ValueError(f"agent {agent!r} is neither an agent spec nor an Agent")
     built, identities = [], []
     for index, agent in enumerate(agents):
         if isinstance(agent, Agent):
             built.append(agent)
             identities.append(_instance_identity(agent))
             continue
-        if not isinstance(agent, str):
-            raise ValueError(f"agent {agent!r} is neither an agent spec nor an Agent")
-        check_spec(agent)
         identity: dict[str, Any] = {"spec": agent}
         kind, _, argument = agent.partition(":")
         if kind == "ppo":
@@ -632,7 +659,14 @@ def _build_agents(
             identity["checkpoint_sha256"] = hashlib.sha256(checkpoint.read_bytes()).hexdigest()
         agent_seed = cardenvs.game_seed(seed ^ _AGENT_SEED_SALT, index)
         built.append(make_agent(agent, env_id, layout, seed=agent_seed))
+        if kind == "rllib":
+            identity["checkpoint_sha256"] = built[-1].checkpoint_sha256
         identities.append(identity)
+    for kind in TRAINED_KINDS:
+        indices = [i for i, agent in enumerate(agents) if isinstance(agent, str) and agent.startswith(f"{kind}:")]
+        names = checkpoint_names([agents[i].partition(":")[2] for i in indices])
+        for i, name in zip(indices, names, strict=True):
+            built[i].name = f"{kind}:{name}"
     return built, identities
 
 
