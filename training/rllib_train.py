@@ -7,7 +7,7 @@ Run from the repository root::
     python -m training.rllib_train --env-id clabber_v0 --address auto --num-env-runners 32  # a Ray cluster
 
 Each game is the cardenvs PettingZoo AEC env in RLlib's ``PettingZooEnv`` wrapper, registered with
-``ray.tune.registry.register_env``; the policy is :class:`training.rllib_masking.MaskedActorCritic`, which reads
+``ray.tune.registry.register_env``; the policy is ``training.rllib_masking.MaskedActorCritic``, which reads
 the ``{"observation", "action_mask"}`` dict as it is and gives illegal actions probability zero. The env raises
 on an illegal action and RLlib is told not to restart failed envs or EnvRunners, so a masking fault stops
 training.
@@ -32,6 +32,10 @@ import argparse
 import dataclasses
 import inspect
 import json
+import math
+import os
+import re
+import shlex
 import sys
 import types
 import typing
@@ -57,15 +61,24 @@ ARGS_FILE = "rllib_train_args.json"
 MODEL_DEFINING_FIELDS = ("env_id", "players", "policy", "hidden_sizes")
 #: paths left out of the shipped working directory (besides what .gitignore leaves out)
 SHIPPING_EXCLUDES = [".git", ".venv", "runs", "notebooks"]
+#: each EnvRunner actor holds this many CPUs (RLlib's default); Ray waits forever for CPUs a local instance lacks
+CPUS_PER_ENV_RUNNER = 1
+EXIT_FAILURE = 1
+EXIT_USAGE = 2
+EXIT_INTERRUPTED = 130
+RLLIB_EXTRA_HINT = 'pip install -e ".[rllib]"'
 
 
 @dataclass
 class RLlibTrainArgs:
-    """Arguments of :func:`train` and of the command line (each field is a ``--flag`` of the same name).
+    """Arguments of `train` and of the command line (each field is a ``--flag`` of the same name).
+
+    The fields that may be None: ``players`` (the game's default), ``address`` (start a local Ray instance),
+    ``num_cpus`` (every CPU) and ``seed`` (unseeded; from Python only).
 
     Args:
         env_id: the cardenvs env to train on.
-        players: number of players, for games that take ``num_players`` (``None``: the game's default).
+        players: number of players, for games that take a number of players.
         policy: ``"shared"`` (one module for every seat: self-play) or ``"per-seat"`` (one module per seat).
         iterations: training iterations (each samples ``train_batch_size`` env steps and updates on them).
         num_env_runners: remote EnvRunner actors that sample in parallel; 0 samples in the driver process.
@@ -78,19 +91,17 @@ class RLlibTrainArgs:
         lambda_: GAE lambda.
         entropy_coeff: weight of the entropy bonus.
         hidden_sizes: widths of the hidden layers of the policy and of the value network.
-        address: Ray cluster to join (``auto``, ``ray://HOST:10001`` or ``HOST:6379``); ``None`` starts a local
-            Ray instance.
-        num_cpus: CPUs the local Ray instance may use (``None``: all); ignored with ``address``.
+        address: Ray cluster to join (auto, ray://HOST:10001 or HOST:6379).
+        num_cpus: CPUs the local Ray instance may use; ignored with ``address``.
         checkpoint_dir: directory of the checkpoint (each save replaces the previous one).
         checkpoint_every: also save every this many iterations (0: only at the end).
-        resume: continue from the checkpoint in ``checkpoint_dir`` (same game, players, policy mode, network);
-            ``iterations`` then counts the iterations to add.
-        seed: seed of torch, numpy and each env's first reset (later games continue the env's seed stream);
-            ``None``: unseeded.
+        resume: continue from the checkpoint in ``checkpoint_dir``; the game, players, policy mode and network
+            are the checkpoint's (given again, they must match), ``iterations`` counts the iterations to add.
+        seed: seed of torch, numpy and each env's first reset (later games continue the env's seed stream).
     """
 
     env_id: str = field(default="slabberjan_v0", metadata={"choices": cardenvs.available_envs()})
-    players: int | None = None
+    players: int | None = field(default=None, metadata={"shown_default": "the game's"})
     policy: str = field(default="shared", metadata={"choices": POLICY_MODES})
     iterations: int = 10
     num_env_runners: int = 0
@@ -103,8 +114,8 @@ class RLlibTrainArgs:
     lambda_: float = 0.95
     entropy_coeff: float = 0.01
     hidden_sizes: tuple[int, ...] = (256, 256)
-    address: str | None = None
-    num_cpus: int | None = None
+    address: str | None = field(default=None, metadata={"shown_default": "none: start a local Ray instance"})
+    num_cpus: int | None = field(default=None, metadata={"shown_default": "every CPU of this machine"})
     checkpoint_dir: str = "runs/rllib"
     checkpoint_every: int = 0
     resume: bool = False
@@ -128,10 +139,28 @@ class RLlibTrainArgs:
             )
         if not self.hidden_sizes or min(self.hidden_sizes) < 1:
             raise ValueError(f"hidden_sizes must be one or more positive widths, got {self.hidden_sizes}")
-        if self.lr <= 0 or not 0 <= self.gamma <= 1 or not 0 <= self.lambda_ <= 1 or self.entropy_coeff < 0:
-            raise ValueError("lr must be positive, gamma and lambda_ in [0, 1], entropy_coeff 0 or more")
+        # written so that NaN fails too
+        if not (math.isfinite(self.lr) and self.lr > 0 and 0 <= self.gamma <= 1 and 0 <= self.lambda_ <= 1
+                and math.isfinite(self.entropy_coeff) and self.entropy_coeff >= 0):
+            raise ValueError(
+                f"lr must be positive, gamma and lambda in [0, 1], entropy_coeff 0 or more; got lr={self.lr}, "
+                f"gamma={self.gamma}, lambda={self.lambda_}, entropy_coeff={self.entropy_coeff}"
+            )
+        if self.players is not None and self.players < 1:
+            raise ValueError(f"players must be at least 1, got {self.players}")
+        if self.seed is not None and self.seed < 0:
+            raise ValueError(f"seed must be 0 or more, got {self.seed}")
         if self.num_cpus is not None and self.num_cpus < 1:
             raise ValueError(f"num_cpus must be at least 1, got {self.num_cpus}")
+        local_cpus = self.num_cpus or os.cpu_count() or 1
+        if self.address is None and self.num_env_runners * CPUS_PER_ENV_RUNNER > local_cpus:
+            raise ValueError(
+                f"num_env_runners={self.num_env_runners} needs {self.num_env_runners * CPUS_PER_ENV_RUNNER} CPUs "
+                f"and the local Ray instance has {local_cpus}; use fewer (or num_envs_per_env_runner for more "
+                "games per runner), or join a cluster with address"
+            )
+        if Path(self.checkpoint_dir).exists() and not Path(self.checkpoint_dir).is_dir():
+            raise ValueError(f"checkpoint_dir {self.checkpoint_dir!r} is a file, not a directory")
         if self.resume:
             self._check_resumable()
         if self.address is not None and not self.address.strip():
@@ -176,25 +205,42 @@ def _field_docs(cls: type) -> dict[str, str]:
     return docs
 
 
-def build_parser(cls: type = RLlibTrainArgs) -> argparse.ArgumentParser:
+def _shown(value: Any) -> str:
+    """A default as it is written on the command line."""
+    if isinstance(value, bool):
+        return "on" if value else "off"
+    if isinstance(value, (list, tuple)):
+        return " ".join(map(str, value))
+    return str(value)
+
+
+def _help_text(text: str, names: set[str]) -> str:
+    """A docstring description for --help: ``field`` becomes its --flag, other literals lose their backticks."""
+    return re.sub(r"``([^`]+)``", lambda match: _flag(match[1]) if match[1] in names else match[1], text)
+
+
+def build_parser(cls: type = RLlibTrainArgs, with_defaults: bool = True) -> argparse.ArgumentParser:
     """An argparse parser with one ``--flag`` per field of the dataclass ``cls``, help from its docstring.
 
     Args:
-        cls: a dataclass whose fields are ``bool``, ``int``, ``float``, ``str``, ``tuple[int, ...]`` or ``X | None``.
+        cls: a dataclass whose fields are ``bool``, ``int``, ``float``, ``str``, ``tuple[int, ...]`` or ``X | None``;
+            a field's ``shown_default`` metadata is the default --help shows (for defaults such as None).
+        with_defaults: False leaves options that are not given out of the parsed namespace, which then names
+            exactly the options of the command line.
     """
     parser = argparse.ArgumentParser(
         prog="python -m training.rllib_train",
         description=(sys.modules[__name__].__doc__ or "").split("\n\n")[0],
-        formatter_class=argparse.ArgumentDefaultsHelpFormatter,
     )
     hints = typing.get_type_hints(cls)
     docs = _field_docs(cls)
+    names = {spec.name for spec in dataclasses.fields(cls)}
     for spec in dataclasses.fields(cls):
         kind = hints[spec.name]
         if isinstance(kind, types.UnionType):  # ``X | None``
             kind = next(arg for arg in typing.get_args(kind) if arg is not type(None))
-        help_text = docs.get(spec.name, "").replace("``", "")
-        options: dict[str, Any] = {"default": spec.default, "help": help_text, "metavar": spec.name.rstrip("_").upper()}
+        default = spec.default if with_defaults else argparse.SUPPRESS
+        options: dict[str, Any] = {"default": default, "metavar": spec.name.rstrip("_").upper()}
         if kind is bool:
             options.update(action=argparse.BooleanOptionalAction, metavar=None)
         elif typing.get_origin(kind) is tuple:
@@ -204,16 +250,32 @@ def build_parser(cls: type = RLlibTrainArgs) -> argparse.ArgumentParser:
         if "choices" in spec.metadata:
             options["choices"] = spec.metadata["choices"]
             del options["metavar"]  # argparse then shows the choices
-        parser.add_argument(_flag(spec.name), dest=spec.name, **options)
+        action = parser.add_argument(_flag(spec.name), dest=spec.name, **options)
+        # Set after add_argument: some Python versions append a default of their own to a boolean option's help.
+        shown = spec.metadata.get("shown_default", _shown(spec.default))
+        text = _help_text(docs.get(spec.name, ""), names).rstrip(".")
+        action.help = f"{text} (default: {shown})".replace("%", "%%")
     return parser
 
 
 def parse_args(argv: list[str] | None = None) -> RLlibTrainArgs:
-    """The command line as :class:`RLlibTrainArgs` (argparse exits with a message on malformed flags)."""
-    namespace = build_parser().parse_args(argv)
-    values = vars(namespace)
+    """The command line as `RLlibTrainArgs` (argparse exits with a message on malformed flags).
+
+    With ``--resume``, the game, players, policy mode and network not given on the command line are those of the
+    checkpoint in ``--checkpoint-dir`` (when it has the arguments file).
+    """
+    values = vars(build_parser().parse_args(argv))
     values["hidden_sizes"] = tuple(values["hidden_sizes"])
-    return RLlibTrainArgs(**values)
+    args = RLlibTrainArgs(**values)
+    saved_path = Path(args.checkpoint_dir) / ARGS_FILE
+    if args.resume and saved_path.is_file():
+        explicit = set(vars(build_parser(with_defaults=False).parse_args(argv)))
+        saved = json.loads(saved_path.read_text())
+        taken = {name: saved[name] for name in MODEL_DEFINING_FIELDS if name not in explicit and name in saved}
+        if "hidden_sizes" in taken:
+            taken["hidden_sizes"] = tuple(taken["hidden_sizes"])
+        args = dataclasses.replace(args, **taken)
+    return args
 
 
 # ---------------------------------------------------------------------------------------------- RLlib set-up
@@ -350,11 +412,40 @@ def train(args: RLlibTrainArgs, print_fn: Any = print) -> tuple[list[dict[str, A
             print_fn(summarize(iteration, result))
             if count == args.iterations or (args.checkpoint_every and count % args.checkpoint_every == 0):
                 checkpoint = str(algorithm.save_to_path(str(checkpoint_dir)))
-                (checkpoint_dir / ARGS_FILE).write_text(json.dumps(dataclasses.asdict(args), indent=2))
+                saved = {**dataclasses.asdict(args), "resume": False, "iteration": iteration}
+                (checkpoint_dir / ARGS_FILE).write_text(json.dumps(saved, indent=2))
                 print_fn(f"checkpoint of iteration {iteration} saved to {checkpoint}")
         return results, checkpoint
     finally:
         algorithm.stop()
+
+
+def _saved_iteration(checkpoint_dir: Path) -> int | None:
+    """The training iteration of the checkpoint in ``checkpoint_dir`` (None if it holds none)."""
+    saved = checkpoint_dir / ARGS_FILE
+    if not saved.is_file():
+        return None
+    return json.loads(saved.read_text()).get("iteration")
+
+
+def interrupted_hint(args: RLlibTrainArgs, iteration_before: int | None) -> str:
+    """What an interrupted run kept, and the command that continues it.
+
+    Args:
+        args: the run's arguments.
+        iteration_before: the iteration of the checkpoint in ``args.checkpoint_dir`` when the run started.
+    """
+    checkpoint_dir = Path(args.checkpoint_dir).resolve()
+    saved = _saved_iteration(checkpoint_dir)
+    if saved is None or (not args.resume and saved == iteration_before):
+        return ("interrupted before the first checkpoint; nothing to resume from (--checkpoint-every saves along "
+                "the way)")
+    done_now = saved - ((iteration_before or 0) if args.resume else 0)
+    remaining = max(args.iterations - done_now, 1)
+    return (
+        f"interrupted; continue from the checkpoint of iteration {saved} with: python -m training.rllib_train "
+        f"--resume --checkpoint-dir {shlex.quote(str(checkpoint_dir))} --iterations {remaining}"
+    )
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -365,16 +456,26 @@ def main(argv: list[str] | None = None) -> int:
         module_ids(args)  # checks the game parameters before Ray starts
     except ValueError as error:
         print(f"rllib_train: {error}", file=sys.stderr)
-        return 2
-    import ray
-
+        return EXIT_USAGE
     try:
-        init_ray(args)
-    except (ConnectionError, ValueError) as error:  # no cluster there, or an address Ray cannot parse
-        print(f"rllib_train: cannot reach the Ray cluster at {args.address!r}: {error}", file=sys.stderr)
-        return 1
+        import ray
+        import ray.rllib
+        import torch  # noqa: F401
+    except ImportError as error:
+        print(f"rllib_train: needs the 'rllib' extra ({error.name} cannot be imported); install it with: "
+              f"{RLLIB_EXTRA_HINT}", file=sys.stderr)
+        return EXIT_FAILURE
+    iteration_before = _saved_iteration(Path(args.checkpoint_dir).resolve())
     try:
+        try:
+            init_ray(args)
+        except (ConnectionError, ValueError) as error:  # no cluster there, or an address Ray cannot parse
+            print(f"rllib_train: cannot reach the Ray cluster at {args.address!r}: {error}", file=sys.stderr)
+            return EXIT_FAILURE
         train(args)
+    except KeyboardInterrupt:
+        print("\n" + interrupted_hint(args, iteration_before), file=sys.stderr)
+        return EXIT_INTERRUPTED
     finally:
         ray.shutdown()
     return 0

@@ -9,8 +9,13 @@ serves the whole module.
 from __future__ import annotations
 
 import dataclasses
+import json
 import math
+import os
+import subprocess
 import sys
+import textwrap
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -23,6 +28,7 @@ from ray.rllib.core.rl_module.rl_module import RLModule  # noqa: E402
 from ray.rllib.env.env_runner import NUM_ENV_STEP_FAILURES_LIFETIME  # noqa: E402
 
 import cardenvs  # noqa: E402
+from training import rllib_train  # noqa: E402
 from training.rllib_masking import ILLEGAL_LOGIT, MaskedActorCritic  # noqa: E402
 from training.rllib_train import RLlibTrainArgs, build_config, main, parse_args, train  # noqa: E402
 
@@ -112,6 +118,64 @@ def test_bad_arguments_exit_with_a_message_before_ray_starts(capsys):
     assert not ray.is_initialized()
 
 
+@pytest.mark.parametrize(("options", "message"), [
+    (["--lr", "nan"], "lr must be positive"),
+    (["--entropy-coeff", "-1"], "entropy_coeff 0 or more"),
+    (["--seed", "-1"], "seed must be 0 or more, got -1"),
+    (["--players", "0"], "players must be at least 1, got 0"),
+    (["--num-cpus", "2", "--num-env-runners", "3"], "num_env_runners=3 needs 3 CPUs and the local Ray instance has 2"),
+])
+def test_impossible_values_exit_with_one_line_before_ray_starts(tmp_path, capsys, options, message):
+    tiny = ["--iterations", "1", "--train-batch-size", "200", "--minibatch-size", "100", "--hidden-sizes", "16"]
+    assert main([*tiny, "--env-id", ENV_ID, "--checkpoint-dir", str(tmp_path / "run"), *options]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("rllib_train: ") and message in err and err.count("\n") == 1, err
+    assert not ray.is_initialized() and not (tmp_path / "run").exists()
+
+
+def test_a_checkpoint_dir_that_is_a_file_is_refused(tmp_path, capsys):
+    (tmp_path / "file").write_text("")
+    assert main(["--checkpoint-dir", str(tmp_path / "file")]) == 2
+    assert "is a file, not a directory" in capsys.readouterr().err
+
+
+def test_without_ray_the_script_names_the_extra():
+    blocked = textwrap.dedent("""
+        import runpy, sys
+        class NoRay:
+            def find_spec(self, name, path=None, target=None):
+                if name.partition(".")[0] == "ray":
+                    raise ImportError(f"No module named {name!r}", name=name)
+        sys.meta_path.insert(0, NoRay())
+        sys.argv = ["rllib_train", "--iterations", "1"]
+        runpy.run_module("training.rllib_train", run_name="__main__", alter_sys=True)
+    """)
+    root = Path(__file__).resolve().parents[2]
+    done = subprocess.run([sys.executable, "-c", blocked], cwd=root, capture_output=True, text=True, timeout=300,
+                          env={**os.environ, "PYTHONPATH": str(root)})
+    assert done.returncode == rllib_train.EXIT_FAILURE
+    assert "Traceback" not in done.stderr and len(done.stderr.splitlines()) == 1
+    assert 'pip install -e ".[rllib]"' in done.stderr
+
+
+def test_an_interruption_exits_with_the_command_that_continues(tmp_path, capsys, monkeypatch):
+    def interrupted_training(args, print_fn=print):
+        (tmp_path / rllib_train.ARGS_FILE).write_text(json.dumps({"iteration": 3}))  # a checkpoint at iteration 3
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(rllib_train, "init_ray", lambda args: None)
+    monkeypatch.setattr(rllib_train, "train", interrupted_training)
+    assert main(["--env-id", ENV_ID, "--iterations", "10", "--checkpoint-dir", str(tmp_path)]) == 130
+    assert capsys.readouterr().err.strip() == (
+        "interrupted; continue from the checkpoint of iteration 3 with: python -m training.rllib_train --resume "
+        f"--checkpoint-dir {tmp_path} --iterations 7"
+    )
+    (tmp_path / rllib_train.ARGS_FILE).unlink()
+    monkeypatch.setattr(rllib_train, "train", lambda args, print_fn=print: (_ for _ in ()).throw(KeyboardInterrupt))
+    assert main(["--env-id", ENV_ID, "--checkpoint-dir", str(tmp_path)]) == 130
+    assert "interrupted before the first checkpoint; nothing to resume from" in capsys.readouterr().err
+
+
 def test_cli_flags_fill_the_dataclass():
     flags = ["--env-id", "slabberjan_v0", "--players", "3", "--policy", "per-seat", "--hidden-sizes", "8", "4"]
     args = parse_args(flags)
@@ -154,6 +218,9 @@ def test_shared_policy_trains_and_saves_a_reloadable_checkpoint(local_ray, tmp_p
     resumed, _ = train(dataclasses.replace(args, iterations=1, resume=True), print_fn=lambda line: None)
     assert resumed[0]["training_iteration"] == 3
     assert resumed[0]["num_env_steps_sampled_lifetime"] >= 3 * TINY["train_batch_size"]
+    # --resume takes the game, players, policy mode and network from the checkpoint when they are not given
+    resumed_args = parse_args(["--resume", "--checkpoint-dir", str(tmp_path), "--iterations", "1"])
+    assert (resumed_args.env_id, resumed_args.hidden_sizes, resumed_args.iterations) == (ENV_ID, (16,), 1)
     # ... and is refused, before anything starts, for a run whose modules would not match it
     assert main(["--resume", "--checkpoint-dir", str(tmp_path), "--env-id", "slabberjan_v0"]) == 2
     assert "trained with env_id='clabber_v0'" in capsys.readouterr().err
