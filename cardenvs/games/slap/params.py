@@ -37,7 +37,7 @@ class SlapParams:
             seats dealt first take one more).
         chances_jack, chances_queen, chances_king, chances_ace: cards the next player gets to find a face
             card after a J, Q, K, A (default 1, 2, 3, 4).
-        penalty: cards a wrong slapper burns to the bottom of the pile (the seed says "one or two").
+        penalty: cards a wrong slapper burns to the bottom of the pile.
         slap_double … slap_marriage: switch each of the seven slap rules on or off.
         slap_tiebreak: how simultaneous correct slaps are settled: ``"uniform"`` (one seeded draw among the
             slappers) or ``"reaction_noise"`` (each slapper's reaction time is drawn from Exp(1); fastest wins).
@@ -101,49 +101,77 @@ def state_fields(params: SlapParams) -> list[StateField]:
     n = params.num_players
     return header_fields(n) + [
         # --- parameters (constant during a game)
-        StateField("deck_size", np.int32, (), "52, or 54 with jokers"),
-        StateField("drop_remainder", np.bool_, (), ""),
-        StateField("chances_of_rank", np.int32, (NUM_RANK_IDS,), "chances a card of each rank gives (0: number card)"),
-        StateField("penalty", np.int32, (), "cards burnt per wrong slap"),
-        StateField("slap_rule_on", np.uint8, (len(SLAP_RULES),), "on/off per rule, in SLAP_RULES order"),
-        StateField("slap_tiebreak", np.int8, (), "index into SLAP_TIEBREAKS"),
-        StateField("window_mode", np.int8, (), "index into WINDOW_MODES"),
-        StateField("expose_play_action", np.bool_, (), ""),
-        StateField("reward_scheme", np.int8, (), "index into REWARD_SCHEMES"),
-        StateField("max_cards_played", np.int32, (), ""),
+        StateField("deck_size", np.int32, (), "parameter: cards in the pack, 52, or 54 with jokers"),
+        StateField("drop_remainder", np.bool_, (), "parameter: only equal stacks are dealt (rule:deal)"),
+        StateField(
+            "chances_of_rank", np.int32, (NUM_RANK_IDS,),
+            "parameter: chances a card of each rank gives, by rank id A=0 … K=12, Joker=13 (0: a number card)",
+        ),
+        StateField("penalty", np.int32, (), "parameter: cards a wrong slapper burns (rule:wrong_slap)"),
+        StateField(
+            "slap_rule_on", np.uint8, (len(SLAP_RULES),),
+            "parameter: 1 if the slap rule is on, in SLAP_RULES order (double, sandwich, top_bottom, tens, joker, "
+            "four_in_a_row, marriage)",
+        ),
+        StateField("slap_tiebreak", np.int8, (), "parameter: index into SLAP_TIEBREAKS (0 uniform, 1 reaction_noise)"),
+        StateField(
+            "window_mode", np.int8, (), "parameter: index into WINDOW_MODES (0 every_card, 1 slappable_only)"
+        ),
+        StateField("expose_play_action", np.bool_, (), "parameter: the seat to play is asked, PLAY its only action"),
+        StateField(
+            "reward_scheme", np.int8, (), "parameter: index into REWARD_SCHEMES (0 winner_takes_all, 1 share_of_cards)"
+        ),
+        StateField("max_cards_played", np.int32, (), "parameter: the game is truncated after this many cards"),
         # --- the deal (chance outcomes, kept for replays)
-        StateField("dealer", np.int32, (), "seat of the dealer; its left neighbour deals first and plays first"),
-        StateField("deck", np.int8, (MAX_CARDS,), "the shuffled pack in dealing order (NO_CARD past deck_size)"),
-        StateField("in_play", np.uint8, (MAX_CARDS,), "card id is in the game (dealt; not dropped)"),
+        StateField("dealer", np.int32, (), "seat of the dealer; its left neighbour is dealt to first"),
+        StateField(
+            "deck", np.int8, (MAX_CARDS,),
+            "card ids of the pack in dealing order; NO_CARD (-1) past deck_size, and all -1 for a stacks deal",
+        ),
+        StateField("in_play", np.uint8, (MAX_CARDS,), "per card id: 1 if it is in the game, 0 if it was not dealt"),
         StateField("cards_in_play", np.int32, (), "how many cards are in the game"),
         # --- the table
-        StateField("phase", np.int8, (), "PHASE_WINDOW, PHASE_PLAY or PHASE_OVER"),
-        StateField("stack", np.int8, (n, MAX_CARDS), "each seat's face-down stack, a ring buffer of card ids"),
-        StateField("stack_top", np.int32, (n,), "ring index of the seat's top card"),
-        StateField("stack_size", np.int32, (n,), "cards in the seat's stack"),
-        StateField("eliminated", np.uint8, (n,), "out for good (a wrong slap while holding no cards)"),
-        StateField("pile", np.int8, (MAX_CARDS,), "the centre pile, a ring buffer: pile_bottom is its lowest card"),
-        StateField("pile_bottom", np.int32, (), "ring index of the pile's bottom card"),
-        StateField("pile_size", np.int32, (), "all cards in the pile, face down ones included"),
-        StateField("face_up", np.int32, (), "the top face_up cards of the pile are face up; the rest were burnt"),
+        StateField("phase", np.int8, (), "PHASE_WINDOW (0), PHASE_PLAY (1, expose_play_action only) or PHASE_OVER (2)"),
         StateField(
-            "slap_matches", np.int32, (), "bit r set: active rule SLAP_RULES[r] matches the pile (never observed)"
+            "stack", np.int8, (n, MAX_CARDS), "per seat: the face-down stack, a ring buffer of card ids from stack_top"
+        ),
+        StateField("stack_top", np.int32, (n,), "per seat: ring index of the top card of its stack"),
+        StateField("stack_size", np.int32, (n,), "per seat: cards in its stack"),
+        StateField("eliminated", np.uint8, (n,), "per seat: 1 if out for good (a wrong slap while holding no cards)"),
+        StateField("pile", np.int8, (MAX_CARDS,), "the centre pile, a ring buffer of card ids from pile_bottom"),
+        StateField("pile_bottom", np.int32, (), "ring index of the pile's bottom card"),
+        StateField("pile_size", np.int32, (), "cards in the pile, face-down burnt ones included"),
+        StateField("face_up", np.int32, (), "how many cards at the pile's top are face up; those below were burnt"),
+        StateField(
+            "slap_matches", np.int32, (),
+            "bit r set: slap rule SLAP_RULES[r] is on and matches the pile now (never observed)",
         ),
         StateField("to_play", np.int32, (), "seat that plays the next card"),
-        StateField("played_last", np.int32, (), "seat that played the pile's top card (NO_PLAYER when none)"),
-        StateField("challenger", np.int32, (), "seat whose face card is being answered (NO_PLAYER when none)"),
-        StateField("payer", np.int32, (), "seat answering the challenge (NO_PLAYER when none)"),
-        StateField("chances_left", np.int32, (), "cards the payer may still play to find a face card"),
+        StateField("played_last", np.int32, (), "seat that played the pile's top card (NO_PLAYER, -1, when none)"),
+        StateField("challenger", np.int32, (), "seat whose face card is being answered (NO_PLAYER, -1, when none)"),
+        StateField("payer", np.int32, (), "seat answering the challenge (NO_PLAYER, -1, when none)"),
+        StateField("chances_left", np.int32, (), "cards the payer may still play to find a face card (0: none)"),
         StateField("cards_played", np.int32, (), "cards played onto the pile this game"),
         # --- the slap window (choices are secret until the window is resolved)
-        StateField("window_order", np.int32, (n,), "seats asked in this window, in asking order"),
-        StateField("window_size", np.int32, (), "seats asked in this window"),
-        StateField("window_index", np.int32, (), "position in window_order of the seat being asked"),
-        StateField("slap_choice", np.uint8, (n,), "this window's choices (SLAP = True); hidden until resolution"),
-        # --- the last resolved window (public once resolved)
-        StateField("last_slapped", np.uint8, (n,), "who slapped in the last resolved window"),
-        StateField("last_winner", np.int32, (), "who won the pile by a slap in it (NO_PLAYER when nobody)"),
-        StateField("reaction_time", np.float32, (n,), "reaction_noise draws of its correct slappers (0 otherwise)"),
+        StateField(
+            "window_order", np.int32, (n,), "seats asked in the open window, in asking order (NO_PLAYER after the last)"
+        ),
+        StateField("window_size", np.int32, (), "how many seats the open window asks"),
+        StateField("window_index", np.int32, (), "position in window_order of the seat asked now"),
+        StateField(
+            "slap_choice", np.uint8, (n,), "per seat: 1 if it slapped in the open window so far; secret until resolved"
+        ),
+        # --- the last resolved window (public once resolved, kept until the next one is: rule:slap_window)
+        StateField(
+            "last_slapped", np.uint8, (n,), "per seat: 1 if it slapped in the last resolved window (rule:slap_window)"
+        ),
+        StateField(
+            "last_winner", np.int32, (), "seat that won the pile by a slap in the last resolved window (NO_PLAYER, -1)"
+        ),
+        StateField(
+            "reaction_time", np.float32, (n,),
+            "per seat: its reaction_noise draw as a correct slapper of the last resolved window (0 otherwise)",
+        ),
         StateField("burnt_total", np.int32, (), "cards burnt by wrong slaps this game"),
     ]
 

@@ -1,6 +1,6 @@
 """Slap's rules engine: compiled functions over one state record (see params.state_fields).
 
-Rule numbers in comments (R1…) refer to docs/rules/slap.md. Card plays are automatic; the only decisions are
+Comments cite the rules of docs/rules/slap.md as ``rule:<slug>``. Card plays are automatic; the only decisions are
 the hidden SLAP/PASS choices of each slap window (and PLAY with ``expose_play_action``).
 """
 
@@ -68,14 +68,14 @@ _SHIFT_11 = np.uint64(11)
 # ---------------------------------------------------------------------------------------------- cards
 @njit(cache=True)
 def rank_of(card):
-    """R1: the rank id of a card id (A = 0 … K = 12; JOKER_RANK for a Joker)."""
+    """rule:pack: the rank id of a card id (A = 0 … K = 12; JOKER_RANK for a Joker)."""
     card = int(card)
     return JOKER_RANK if card >= FIRST_JOKER else card // NUM_SUITS
 
 
 @njit(cache=True)
 def tens_value(rank):
-    """R14: A = 1, 2–10 at face value; 0 for J, Q, K and Jokers (they have no value)."""
+    """rule:tens: A = 1, 2–10 at face value; 0 for J, Q, K and Jokers (they have no value)."""
     return rank + 1 if rank <= TEN else 0
 
 
@@ -117,7 +117,7 @@ def pile_card(state, depth):
 
 @njit(cache=True)
 def first_face_up(state):
-    """R12: the first face-up card of the pile (the lowest face-up one), or NO_CARD."""
+    """rule:top_bottom: the first face-up card of the pile (the lowest face-up one), or NO_CARD."""
     if state.face_up == 0:
         return NO_CARD
     return pile_card(state, state.face_up - 1)
@@ -139,7 +139,7 @@ def _next_with_cards(state, seat, include_self):
 # ---------------------------------------------------------------------------------------------- slap rules
 @njit(cache=True)
 def _is_run(r1, r2, r3, r4):
-    """R16: four ranks, oldest first, each one step up or each one step down, cyclically over A–K."""
+    """rule:four_in_a_row: four ranks, oldest first, each one step up or each one step down, cyclically over A–K."""
     if r1 == JOKER_RANK or r2 == JOKER_RANK or r3 == JOKER_RANK or r4 == JOKER_RANK:
         return False
     step = (r2 - r1 + NUM_RANKS) % NUM_RANKS
@@ -150,7 +150,7 @@ def _is_run(r1, r2, r3, r4):
 
 @njit(cache=True)
 def _tens(top, second, third, face_up):
-    """R14: the top two cards sum to 10, or the top and third do with a J/Q/K between them."""
+    """rule:tens: the top two cards sum to 10, or the top and third do with a J/Q/K between them."""
     top_value = tens_value(top)
     if face_up >= 2 and top_value > 0 and tens_value(second) > 0 and top_value + tens_value(second) == TENS_TARGET:
         return True
@@ -161,7 +161,7 @@ def _tens(top, second, third, face_up):
 
 @njit(cache=True)
 def matching_rules(state):
-    """R10–R17: bit r is set when slap rule r is on and matches the face-up cards of the pile."""
+    """rule:slappable_pile: bit r is set when slap rule r is on and matches the face-up cards of the pile."""
     face_up = state.face_up
     if face_up == 0:
         return 0
@@ -191,7 +191,7 @@ def matching_rules(state):
 # ---------------------------------------------------------------------------------------------- the end
 @njit(cache=True)
 def _finish(state, winner):
-    """R24–R25: the game is over; ``winner`` NO_PLAYER is a draw (everyone still in went out at once)."""
+    """rule:end, rule:rewards: the game is over; ``winner`` NO_PLAYER is a draw (everyone still in went out at once)."""
     state.phase = PHASE_OVER
     state.terminated = True
     state.current_player = NO_PLAYER
@@ -207,7 +207,7 @@ def _finish(state, winner):
 
 @njit(cache=True)
 def _truncate(state):
-    """R26: cut short after max_cards_played cards: reward 0, or each seat's share of the cards."""
+    """rule:truncation: cut short after max_cards_played cards: reward 0, or each seat's share of the cards."""
     state.phase = PHASE_OVER
     state.truncated = True
     state.current_player = NO_PLAYER
@@ -219,7 +219,7 @@ def _truncate(state):
 
 @njit(cache=True)
 def _finished_by_eliminations(state):
-    """R24: end the game if at most one seat is still in; True if it ended."""
+    """rule:end: end the game if at most one seat is still in; True if it ended."""
     survivor = NO_PLAYER
     remaining = 0
     for seat in range(state.num_players):
@@ -235,7 +235,11 @@ def _finished_by_eliminations(state):
 # ---------------------------------------------------------------------------------------------- pile movements
 @njit(cache=True)
 def _collect_pile(state, seat):
-    """R19: ``seat`` takes the whole pile under its stack, bottom card first; it leads next. R24 end check."""
+    """``seat`` takes the whole pile under its stack, bottom card first, and leads next (rule:correct_slap).
+
+    Also how a challenger wins a pile (rule:paying) and how a dead pile moves (rule:dead_pile); a seat that then
+    holds every card has won (rule:end).
+    """
     for i in range(state.pile_size):
         _put_at_bottom(state, seat, state.pile[(state.pile_bottom + i) % MAX_CARDS])
     state.pile_size = 0
@@ -252,7 +256,10 @@ def _collect_pile(state, seat):
 
 @njit(cache=True)
 def _burn(state, seat):
-    """R20–R21: a wrong slapper puts ``penalty`` cards from its stack under the pile; with none it is out."""
+    """A wrong slapper burns ``penalty`` cards under the pile (rule:wrong_slap).
+
+    With no cards it is out for good (rule:elimination_and_slap_in).
+    """
     if state.stack_size[seat] == 0:
         state.eliminated[seat] = 1
         return
@@ -267,7 +274,10 @@ def _burn(state, seat):
 
 @njit(cache=True)
 def _pick_slap_winner(state):
-    """R19, R22: one correct slapper, by the game's own chance; never by the order in which seats were asked."""
+    """The correct slapper who takes the pile (rule:correct_slap).
+
+    Drawn by the game's own chance, never by the order in which the seats were asked (rule:simultaneous_slaps).
+    """
     n = state.num_players
     if state.slap_tiebreak == TIEBREAK_REACTION_NOISE:
         winner = NO_PLAYER
@@ -296,7 +306,7 @@ def _pick_slap_winner(state):
 # ---------------------------------------------------------------------------------------------- play
 @njit(cache=True)
 def _play_card(state):
-    """R6: the seat to play turns its top card face up onto the pile."""
+    """rule:playing_a_card: the seat to play turns its top card face up onto the pile."""
     seat = state.to_play
     card = _take_top(state, seat)
     state.pile[(state.pile_bottom + state.pile_size) % MAX_CARDS] = card
@@ -309,7 +319,7 @@ def _play_card(state):
 
 @njit(cache=True)
 def _open_window(state):
-    """R7: every seat still in is asked SLAP or PASS, starting with the seat that played, clockwise."""
+    """rule:slap_window: every seat still in is asked SLAP or PASS, starting with the seat that played, clockwise."""
     n = state.num_players
     count = 0
     for step in range(n):
@@ -328,7 +338,7 @@ def _open_window(state):
 
 @njit(cache=True)
 def _dead_pile_taker(state, seat):
-    """R23: the seat that played the last card, or if it just went out, the next seat still in after it."""
+    """rule:dead_pile: the seat that played the last card, or if it just went out, the next seat still in after it."""
     n = state.num_players
     for step in range(n):
         other = (seat + step) % n
@@ -339,30 +349,34 @@ def _dead_pile_taker(state, seat):
 
 @njit(cache=True)
 def _play_on(state):
-    """R8, R18, R23: after a window with no winning slap, the challenge or the turn moves on."""
+    """After a window with no winning slap, the challenge or the turn moves on.
+
+    rule:challenge and rule:paying for a challenge, rule:turn_order otherwise, rule:dead_pile when nobody holds cards.
+    """
     player = state.played_last
     chances = state.chances_of_rank[rank_of(pile_card(state, 0))]
     if state.challenger != NO_PLAYER and state.eliminated[state.challenger]:
-        state.challenger = NO_PLAYER  # R18: a challenger gone out in this window drops its challenge
+        # rule:slaps_before_challenges: a challenger gone out in this window drops its challenge
+        state.challenger = NO_PLAYER
         state.payer = NO_PLAYER
         state.chances_left = 0
-    if chances > 0 and not state.eliminated[player]:  # R8: a face card starts a (new) challenge
+    if chances > 0 and not state.eliminated[player]:  # rule:challenge: a face card starts a (new) challenge
         state.challenger = player
         state.chances_left = chances
         state.payer = _next_with_cards(state, player, False)
-        if state.payer == NO_PLAYER:  # R9: nobody can answer
+        if state.payer == NO_PLAYER:  # rule:paying: nobody can answer
             _collect_pile(state, player)
         else:
             state.to_play = state.payer
         return
-    if state.challenger != NO_PLAYER:  # R9: the payer's card was no face card
+    if state.challenger != NO_PLAYER:  # rule:paying: the payer's card was no face card
         state.chances_left -= 1
         if state.chances_left == 0 or state.stack_size[state.payer] == 0:
             _collect_pile(state, state.challenger)
         else:
             state.to_play = state.payer
         return
-    nxt = _next_with_cards(state, player, True)  # R5: the next seat holding cards, this one last
+    nxt = _next_with_cards(state, player, True)  # rule:turn_order: the next seat holding cards, this one last
     if nxt == NO_PLAYER:
         _collect_pile(state, _dead_pile_taker(state, player))
     else:
@@ -371,7 +385,11 @@ def _play_on(state):
 
 @njit(cache=True)
 def _resolve_window(state):
-    """R19–R22: settle all choices of the window together; then play on."""
+    """Settle all choices of the window together (rule:correct_slap, rule:wrong_slap, rule:simultaneous_slaps).
+
+    The result (who slapped, who won the pile) is made public here and stays until the next window is resolved
+    (rule:slap_window); then the play goes on.
+    """
     n = state.num_players
     state.last_winner = NO_PLAYER
     state.reaction_time[:] = 0.0
@@ -384,7 +402,7 @@ def _resolve_window(state):
         state.last_winner = winner
         _collect_pile(state, winner)
         return
-    if slappers > 0:  # R20: wrong slappers burn, in seat order from the left of the seat that played
+    if slappers > 0:  # rule:wrong_slap: wrong slappers burn, in seat order from the left of the seat that played
         for step in range(1, n + 1):
             seat = (state.played_last + step) % n
             if state.slap_choice[seat]:
@@ -399,7 +417,7 @@ def _ready_to_play(state):
     """True if the next card is to be played now; otherwise the game is over or PLAY is asked for."""
     if state.phase == PHASE_OVER:
         return False
-    if state.cards_played >= state.max_cards_played:  # R26
+    if state.cards_played >= state.max_cards_played:  # rule:truncation
         _truncate(state)
         return False
     if state.expose_play_action:
@@ -417,8 +435,9 @@ def _play_until_decision(state):
         if state.window_mode == WINDOWS_EVERY_CARD or state.slap_matches != 0:
             _open_window(state)
             return
-        state.slap_choice[:] = 0  # R7 variant: no window, so nobody slaps
-        _resolve_window(state)
+        # rule:slap_window: no window, so nobody slaps and the last window's result (last_slapped, last_winner,
+        # reaction_time) stays public until the next window is resolved
+        _play_on(state)
         if not _ready_to_play(state):
             return
 
@@ -454,7 +473,7 @@ def clear_table(state):
 
 @njit(cache=True)
 def start_play(state):
-    """R5: the first card is played by the first seat holding cards from the dealer's left."""
+    """rule:turn_order: the first card is played by the first seat holding cards from the dealer's left."""
     state.phase = PHASE_PLAY
     state.to_play = _next_with_cards(state, state.dealer, True)
     if _ready_to_play(state):
@@ -463,7 +482,7 @@ def start_play(state):
 
 @njit(cache=True)
 def deal_deck(state):
-    """R3–R4: deal ``state.deck`` one card at a time from the dealer's left, each onto the seat's stack."""
+    """rule:deal: deal ``state.deck`` one card at a time from the dealer's left, each onto the seat's stack."""
     n = state.num_players
     clear_table(state)
     count = state.deck_size
@@ -479,7 +498,7 @@ def deal_deck(state):
 
 @njit(cache=True)
 def reset(state, seed):
-    """R2–R5: a random dealer, a shuffled pack, the deal, and play up to the first slap window."""
+    """rule:players, rule:deal: a random dealer, a shuffled pack, the deal, and play up to the first slap window."""
     seed_state(state, seed)
     state.dealer = rand_below(state, state.num_players)
     state.deck[:] = NO_CARD
@@ -520,7 +539,7 @@ def legal_mask(state, mask):
 
 @njit(cache=True)
 def penalize(state, player):
-    """The default penalty (RULINGS §0): the offender gets −1, the others 0, and the game ends."""
+    """rule:illegal_actions: with ``illegal_action="penalize"`` the offender gets −1, the others 0; the game ends."""
     state.phase = PHASE_OVER
     end_with_penalty(state, player)
 
