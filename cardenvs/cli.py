@@ -11,6 +11,8 @@ import importlib
 import re
 import sys
 
+from cardenvs.commands import INTERRUPTED, USAGE_ERROR
+
 #: subcommand -> the module implementing it (``HELP``, ``add_arguments(parser)``, ``run(args) -> int``)
 COMMANDS: dict[str, str] = {
     "demo": "cardenvs.commands.demo",
@@ -19,8 +21,6 @@ COMMANDS: dict[str, str] = {
     "tournament": "cardenvs.commands.tournament",
     "baselines": "cardenvs.commands.baselines",
 }
-#: exit code of a run stopped with Ctrl-C (128 + SIGINT, as shells report it)
-INTERRUPTED = 130
 DESCRIPTION = "Five card games as RL environments: watch, play, replay and rate agents at the terminal."
 EPILOG = "Run 'cardenvs COMMAND --help' for a command's arguments, e.g. 'cardenvs play --help'."
 
@@ -75,7 +75,11 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def main(argv: list[str] | None = None) -> int:
-    args = build_parser().parse_args(argv)
+    """Run the command line ``argv`` (default: the process's); returns the exit code, also for bad arguments."""
+    try:
+        args = build_parser().parse_args(argv)
+    except SystemExit as done:  # --help, or argparse's message about a bad argument
+        return done.code if isinstance(done.code, int) else USAGE_ERROR
     try:
         return args.run(args)
     except KeyboardInterrupt:

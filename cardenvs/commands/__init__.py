@@ -16,6 +16,8 @@ from cardenvs.evaluation.tournament import SEED_LIMIT, SEED_RULE
 
 #: exit code for bad arguments (as argparse uses)
 USAGE_ERROR = 2
+#: exit code of a run stopped with Ctrl-C (128 + SIGINT, as shells report it)
+INTERRUPTED = 130
 
 
 def seed_argument(text: str) -> int:

@@ -1,4 +1,4 @@
-"""``cardenvs baselines``: the rule-based agent against random play in every game, as one markdown table.
+"""The rule-based agent against random play in every game, as one markdown table.
 
 For every registered game with its default parameters, ``random`` and ``heuristic`` play a duplicate-deal
 tournament (:mod:`cardenvs.evaluation.tournament`); the table lists each agent's mean reward with its 95%
@@ -15,6 +15,7 @@ import sys
 from pathlib import Path
 
 import cardenvs
+from cardenvs.commands import INTERRUPTED, USAGE_ERROR, check_output_file, positive_int_argument, seed_argument
 
 HELP = "rule-based agent vs random play in every game: the Baselines table"
 PROGRAM = "cardenvs baselines"
@@ -24,10 +25,13 @@ DEFAULT_GAMES = 10_000
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--games", type=int, default=DEFAULT_GAMES, help="games per game (whole duplicate sets)")
-    parser.add_argument("--seed", type=int, default=0, help="the tournaments' seed")
-    parser.add_argument("--markdown", type=Path, default=None, metavar="FILE", help="write the table to FILE")
-    parser.add_argument("--json", type=Path, default=None, metavar="FILE", help="write every result as JSON")
+    parser.add_argument("--games", type=positive_int_argument, default=DEFAULT_GAMES,
+                        help="games per game (rounded up to whole duplicate sets)")
+    parser.add_argument("--seed", type=seed_argument, default=0, help="the tournaments' seed, from 0 to 2**64-1")
+    parser.add_argument("--markdown", type=Path, default=None, metavar="FILE",
+                        help="also write the table to FILE (default: none)")
+    parser.add_argument("--json", type=Path, default=None, metavar="FILE",
+                        help="also write every result as JSON (default: none)")
     parser.add_argument("--env", nargs="+", default=None, metavar="GAME", help="only these games (default: all)")
     parser.add_argument("--no-progress", action="store_true", help="no progress bars")
 
@@ -65,6 +69,11 @@ def run(args: argparse.Namespace) -> int:
 
     env_ids = args.env or cardenvs.available_envs()
     try:
+        unknown = [env_id for env_id in env_ids if env_id not in cardenvs.available_envs()]
+        if unknown:
+            raise ValueError(f"unknown env id {unknown[0]!r}; available: {', '.join(cardenvs.available_envs())}")
+        check_output_file(args.markdown, "--markdown")
+        check_output_file(args.json, "--json")
         results = []
         for env_id in env_ids:
             result = run_tournament(
@@ -81,5 +90,9 @@ def run(args: argparse.Namespace) -> int:
             args.json.write_text(json.dumps({r.env_id: r.to_dict() for r in results}, indent=2) + "\n")
     except (ValueError, OSError) as error:
         print(f"{PROGRAM}: {error}", file=sys.stderr)
-        return 2
+        return USAGE_ERROR
+    except KeyboardInterrupt:
+        print(f"\n{PROGRAM}: interrupted; the games played so far are saved: run the same command again to go on",
+              file=sys.stderr)
+        return INTERRUPTED
     return 0

@@ -1,12 +1,12 @@
-"""``cardenvs play ENV_ID [--seat K] [--opponents SPEC ...] [--players P] [--seed S] [--params-json JSON]
-[--save FILE]``: play a game at the terminal against the baseline agents.
+"""Play a game at the terminal against the baseline agents.
 
-You play seat K (default 0; ``--seat random`` draws it); every other seat is played by ``--opponents``: one
-agent spec for all of them or one per seat in seat order (``heuristic``, the game's rule-based agent, by
-default; ``random``; ``ppo:PATH``). On your turn you see the public table, what only your seat sees (your
-hand, your piece, the cards you know) and the legal actions, numbered. Type a number, or an action's name or
-any unambiguous start of it (``10s`` for ``play 10S``); ``?`` lists the commands. Opponents' moves are shown
-one line each as they happen. ``q``, ``quit``, end of input (Ctrl-D) or Ctrl-C stop the game (exit code 0).
+You play seat K (``--seat``; ``--seat random`` draws it); every other seat is played by ``--opponents``: one
+agent spec for all of them or one per seat in seat order (``heuristic``, the game's rule-based agent;
+``random``; ``ppo:PATH``; ``rllib:PATH``). On your turn you see the public table, what only your seat sees
+(your hand, your piece, the cards you know) and the legal actions, numbered. Type a number, or an action's
+name or any unambiguous start of it (``10s`` for ``play 10S``); ``?`` lists the commands. Every move, yours and
+the opponents', is shown in one line as it happens, followed by what the game announces about it (a burn, an
+extra turn). ``q``, ``quit``, end of input (Ctrl-D) or Ctrl-C stop the game (exit code 0).
 
 At the end you see the final table and everyone's reward. ``--save FILE`` writes the game record (also of an
 abandoned game), which ``cardenvs replay FILE`` shows again step by step. Without ``--seed`` a seed is drawn
@@ -24,6 +24,7 @@ from collections.abc import Callable
 from typing import Any
 
 import cardenvs
+from cardenvs.commands import USAGE_ERROR, check_output_file, positive_int_argument, seed_argument
 from cardenvs.records import GameRecord, decisions
 
 HELP = "play a game at the terminal against the baseline agents"
@@ -31,23 +32,28 @@ HELP = "play a game at the terminal against the baseline agents"
 DRAWN_SEED_LIMIT = 1_000_000
 #: the engine makes a move at once when the rules leave one choice: it never reaches this command's log
 FORCED_MOVES_NOTE = "moves the rules force (a single choice) are made at once and show on the table only"
-#: exit code for bad arguments (as argparse uses)
-USAGE_ERROR = 2
+#: how what the game announces about a move is set off under the move's line
+EVENT_INDENT = "  "
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("env_id", choices=cardenvs.available_envs())
-    parser.add_argument("--seat", default="0", help="the seat you play, from 0, or 'random' (default 0)")
+    parser.add_argument("env_id", metavar="GAME", choices=cardenvs.available_envs(),
+                        help="the game's env id: " + ", ".join(cardenvs.available_envs()))
+    parser.add_argument("--seat", default="0", help="the seat you play, from 0, or 'random'")
     parser.add_argument(
         "--opponents", nargs="+", default=["heuristic"], metavar="SPEC",
         help="the other seats' agents: one spec for all, or one per seat in seat order (heuristic, random, "
-        "ppo:PATH; default heuristic)",
+        "ppo:PATH, rllib:PATH)",
     )
-    parser.add_argument("--players", type=int, default=None, help="number of players (where the game allows)")
-    parser.add_argument("--seed", type=int, default=None, help="the game's seed (default: drawn and printed)")
+    parser.add_argument("--players", type=positive_int_argument, default=None,
+                        help="number of players, where the game allows (default: the game's)")
+    parser.add_argument("--seed", type=seed_argument, default=None,
+                        help="the game's seed, from 0 to 2**64-1 (default: drawn and printed)")
     parser.add_argument("--params-json", default=None, metavar="JSON",
-                        help='the game\'s parameters as a JSON object, e.g. \'{"target_score": 301}\'')
-    parser.add_argument("--save", default=None, metavar="FILE", help="write the game record to FILE")
+                        help='the game\'s parameters as a JSON object, e.g. \'{"target_score": 301}\' '
+                        "(default: the game's)")
+    parser.add_argument("--save", default=None, metavar="FILE",
+                        help="write the game record to FILE, also of an abandoned game (default: not saved)")
 
 
 class UsageError(Exception):
@@ -99,6 +105,10 @@ def _setup(args: argparse.Namespace, input_fn: Callable[[str], str], output: Cal
 
     params = _params(args)
     try:
+        check_output_file(args.save, "--save")
+    except ValueError as error:
+        raise UsageError(str(error)) from error
+    try:
         env = cardenvs.env(args.env_id, render_mode="ansi", **params)
     except (ValueError, TypeError) as error:
         raise UsageError(str(error)) from error
@@ -147,8 +157,11 @@ def run(args: argparse.Namespace, input_fn: Callable[[str], str] = input, output
             action = agents[player].act(observation)
             who = "you" if player == seat else f"{name} ({specs[player]})"
             output(f"{who}: {game.action_name(params, action)}")
+            before = env.unwrapped.state_record.copy()
             env.step(action)  # agents return legal actions; the env refuses anything else without changing
             record.actions.append(int(action))
+            for event in game.describe_step(before, env.unwrapped.state_record.copy(), params):
+                output(f"{EVENT_INDENT}{event}")
     except (QuitGame, KeyboardInterrupt) as stop:
         reason = "Ctrl-C" if isinstance(stop, KeyboardInterrupt) else str(stop)
         taken = len(record.actions)

@@ -1,4 +1,4 @@
-"""``cardenvs replay FILE [--seat K] [--delay SECONDS]``: show a recorded game again, step by step.
+"""Show a recorded game again, step by step.
 
 ``FILE`` is a game record (:mod:`cardenvs.records`), as ``cardenvs play --save`` writes. Before each recorded
 action the public table is printed, then the action with its name; at the end the final table and rewards.
@@ -20,9 +20,10 @@ BAD_RECORD = 1
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("file", help="a game record (JSON), e.g. from 'cardenvs play --save'")
-    parser.add_argument("--seat", type=int, default=None, help="also show what this seat saw (its private view)")
-    parser.add_argument("--delay", type=float, default=0.0, metavar="SECONDS", help="pause between steps")
+    parser.add_argument("file", metavar="FILE", help="a game record (JSON), e.g. from 'cardenvs play --save'")
+    parser.add_argument("--seat", type=int, default=None,
+                        help="also show what this seat saw, its private view (default: the public table only)")
+    parser.add_argument("--delay", type=float, default=0.0, metavar="SECONDS", help="pause between steps, in seconds")
 
 
 def _table(env, seat: int | None) -> str:

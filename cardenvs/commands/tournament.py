@@ -1,9 +1,14 @@
-"""``cardenvs tournament GAME --agents A B ... --games N``: a duplicate-deal tournament, its table and ladder.
+"""Rate two or more agents in a duplicate-deal tournament: a table of results and a ladder.
 
 Every deal is replayed under every arrangement of the agents over the seats; the table gives each agent's mean
 reward with its 95% confidence interval, win rate and openskill rating (semantics:
-:mod:`cardenvs.evaluation.tournament`). Results are saved game by game, so an interrupted run resumes where it
-stopped when it is run again with the same arguments.
+:mod:`cardenvs.evaluation.tournament`; docs/evaluation.md is the guide). Results are saved game by game, so an
+interrupted run resumes where it stopped when it is run again with the same arguments.
+
+Agents: random, heuristic (the game's rule-based agent), ppo:PATH (a MaskablePPO checkpoint, needs the train
+extra) and rllib:PATH (an RLlib checkpoint of training/rllib_train.py, needs the rllib extra). To measure an
+agent against itself, name it twice. People play with ``cardenvs play``, not in tournaments (every deal comes
+back with the seats swapped, so a person would know the cards).
 
 Example::
 
@@ -17,24 +22,35 @@ import json
 import sys
 from pathlib import Path
 
+from cardenvs.commands import INTERRUPTED, USAGE_ERROR, check_output_file, positive_int_argument, seed_argument
+
 HELP = "rate agents in a duplicate-deal tournament (mean reward with CI95, win rate, rating)"
 PROGRAM = "cardenvs tournament"
+DEFAULT_GAMES = 1000
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("env_id", metavar="GAME", help="the game's env id, e.g. gin_slaughtre_v0")
+    import cardenvs
+
+    parser.add_argument("env_id", metavar="GAME", help="the game's env id: " + ", ".join(cardenvs.available_envs()))
     parser.add_argument(
         "--agents", nargs="+", required=True, metavar="SPEC",
-        help="agents in lineup order: random, heuristic or ppo:PATH",
+        help="two or more agents in lineup order: random, heuristic, ppo:PATH, rllib:PATH",
     )
-    parser.add_argument("--games", type=int, default=1000, help="games to play (rounded up to whole duplicate sets)")
-    parser.add_argument("--seed", type=int, default=0, help="the tournament's seed (deals and agents' generators)")
-    parser.add_argument("--players", type=int, default=None, help="number of players (where the game allows)")
+    parser.add_argument("--games", type=positive_int_argument, default=DEFAULT_GAMES,
+                        help="games to play (rounded up to whole duplicate sets)")
+    parser.add_argument("--seed", type=seed_argument, default=0,
+                        help="the tournament's seed, from 0 to 2**64-1 (deals and agents' generators)")
+    parser.add_argument("--players", type=positive_int_argument, default=None,
+                        help="number of players, where the game allows (default: the game's)")
     parser.add_argument(
-        "--params-json", default=None, metavar="JSON", help='other game parameters, e.g. \'{"jokers": true}\''
+        "--params-json", default=None, metavar="JSON",
+        help='other game parameters as a JSON object, e.g. \'{"jokers": true}\' (default: the game\'s)',
     )
-    parser.add_argument("--json", type=Path, default=None, metavar="FILE", help="write the results as JSON")
-    parser.add_argument("--plot", type=Path, default=None, metavar="FILE", help="write the ladder as a PNG")
+    parser.add_argument("--json", type=Path, default=None, metavar="FILE",
+                        help="also write the results as JSON (default: none)")
+    parser.add_argument("--plot", type=Path, default=None, metavar="FILE",
+                        help="also draw the ladder as a PNG (default: none)")
     parser.add_argument(
         "--results", type=Path, default=None, metavar="FILE",
         help="the game-by-game results file (default: runs/tournaments/<game>-<hash>.jsonl)",
@@ -55,11 +71,20 @@ def parse_params(text: str | None) -> dict:
     return params
 
 
+def check_outputs(args: argparse.Namespace) -> None:
+    """ValueError unless every file the tournament is to write can be written: checked before it plays."""
+    check_output_file(args.json, "--json")
+    check_output_file(args.plot, "--plot")
+    if args.results is not None and args.results.is_dir():
+        raise ValueError(f"--results {args.results}: that is a folder; give a file name")
+
+
 def run(args: argparse.Namespace) -> int:
     from cardenvs.evaluation import run_tournament
     from cardenvs.evaluation.plot import plot_ladder
 
     try:
+        check_outputs(args)
         result = run_tournament(
             args.env_id, args.agents, args.games, seed=args.seed, num_players=args.players,
             params=parse_params(args.params_json), progress=not args.no_progress, results_path=args.results,
@@ -76,5 +101,9 @@ def run(args: argparse.Namespace) -> int:
             print(f"ladder: {args.plot}")
     except (ValueError, OSError) as error:
         print(f"{PROGRAM}: {error}", file=sys.stderr)
-        return 2
+        return USAGE_ERROR
+    except KeyboardInterrupt:
+        print(f"\n{PROGRAM}: interrupted; the games played so far are saved: run the same command again to go on",
+              file=sys.stderr)
+        return INTERRUPTED
     return 0
