@@ -1,5 +1,5 @@
 """The committed notebooks read well without running: executed in order, outputs kept, no errors, no paths of
-the machine that ran them, working relative links; and the generated ones match notebooks/build.py.
+the machine that ran them, working relative links; and each matches its paired Python source (jupytext).
 
 Running them is nbmake's job (``pytest --nbmake notebooks/``); these checks only read the files.
 """
@@ -47,9 +47,10 @@ def _output_texts(notebook) -> list[str]:
     return texts
 
 
-def test_the_generated_notebooks_are_committed():
+def test_every_notebook_has_its_python_source_and_the_reverse():
     build = _load_build_module()
-    assert {f"{name}.ipynb" for name in build.NOTEBOOKS} <= {path.name for path in NOTEBOOKS}
+    assert NOTEBOOKS, "no notebooks found"
+    assert {f"{name}.ipynb" for name in build.sources()} == {path.name for path in NOTEBOOKS}
 
 
 @pytest.mark.parametrize("path", NOTEBOOKS, ids=_ids(NOTEBOOKS))
@@ -96,13 +97,15 @@ def test_relative_links_point_at_files_of_the_repository(path: Path):
     assert not missing, f"{path.name} links to missing files: {missing}"
 
 
-def test_generated_notebooks_match_their_source_in_build_py():
-    build = _load_build_module()
-    for name, make_cells in build.NOTEBOOKS.items():
-        committed = nbformat.read(NOTEBOOKS_DIR / f"{name}.ipynb", as_version=4)
-        expected = [(cell.cell_type, cell.source) for cell in make_cells()]
-        actual = [(cell.cell_type, cell.source) for cell in committed.cells]
-        assert actual == expected, f"{name}.ipynb differs from notebooks/build.py: run python notebooks/build.py {name}"
+@pytest.mark.parametrize("path", NOTEBOOKS, ids=_ids(NOTEBOOKS))
+def test_notebook_matches_its_paired_python_source(path: Path):
+    jupytext = pytest.importorskip("jupytext")
+    committed = nbformat.read(path, as_version=4)
+    source = jupytext.read(path.with_suffix(".py"))
+    expected = [(cell.cell_type, cell.source) for cell in source.cells]
+    actual = [(cell.cell_type, cell.source) for cell in committed.cells]
+    assert actual == expected, f"{path.name} differs from {path.stem}.py: run python notebooks/build.py {path.stem}"
+    assert committed.metadata.get("jupytext", {}).get("formats") == "ipynb,py:percent"
 
 
 def test_the_benchmark_notebook_keeps_its_plot():
