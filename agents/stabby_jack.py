@@ -50,13 +50,13 @@ DAMAGE_COST = 1.0
 REST_VALUE = 0.6
 TARGET_LOSS_WEIGHT = 0.7
 KILL_BONUS = 3.0
-JACK_DAMAGE = 2
+JACK_DAMAGE = 2  # rule:stabby_jack
 HEARTS, DIAMONDS, SPADES, CLUBS = range(NUM_SUITS)
 
 
 def row_score(sums: np.ndarray, damage: float) -> np.ndarray:
     """Score of Stats rows from their suit sums ``[..., 4]`` (♥ ♦ ♠ ♣) and the damage taken."""
-    hit_points = np.where(sums[..., HEARTS] > 0, sums[..., HEARTS], 1)
+    hit_points = np.where(sums[..., HEARTS] > 0, sums[..., HEARTS], 1)  # rule:stats: no Heart is 1 HP
     high = np.maximum(sums[..., DIAMONDS], sums[..., SPADES])
     low = np.minimum(sums[..., DIAMONDS], sums[..., SPADES])
     score = (LUCK_WEIGHT * sums[..., CLUBS] + MAIN_POWER_WEIGHT * high + SIDE_POWER_WEIGHT * low
@@ -139,7 +139,7 @@ class StabbyJackHeuristic(Agent):
         elif phase == PHASE_ACE_TARGET:
             choice = self._ace(table, mask, own_slot=int(views["ace_own_slot"].argmax()))
         else:
-            choice = PAY_MONSTER  # keep Monarchs as shields
+            choice = PAY_MONSTER  # keep Monarchs as shields (rule:stabby_jack)
         if not mask[choice]:
             choice = int(np.flatnonzero(mask)[0])
         return choice
@@ -160,7 +160,7 @@ class StabbyJackHeuristic(Agent):
             best = self._replacement_scores(table, 0, self.kind_suits[kind], self.kind_values[kind]).max()
             train_gain += probabilities[kind] * (best - current)
         hp_left = table["hit_points"][0] - table["damage"][0]
-        black = self.kind_suits >= SPADES
+        black = self.kind_suits >= SPADES  # rule:monster_combat: black monsters meet attack, red ones magic
         power = np.where(black, table["attack"][0], table["magic"][0])
         wins = (power > self.kind_values) | ((power == self.kind_values) & (table["luck"][0] >= self.kind_values))
         p_win = float(deck[wins].sum() / total)  # whole-card counts, one rounding: act_batch matches it exactly
