@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -53,3 +54,29 @@ def test_cached_kernels_play_as_plain_python(trajectories, env_id, game_set):
     for front_end in ("aec", "batched"):
         for index, (got, want) in enumerate(zip(cached[key][front_end], plain[key][front_end], strict=True)):
             assert got == want, f"{key} {front_end}: step {index} differs from plain Python"
+
+
+def test_a_changed_callee_in_another_file_is_never_served_from_the_cache(tmp_path):
+    # numba stamps a cached function with its own file only: a kernel that compiled in a function (or a constant)
+    # of another file kept running the old code after that file changed. cardenvs stamps with the whole package.
+    package = tmp_path / "cardenvs"
+    shutil.copytree(ROOT / "cardenvs", package, ignore=shutil.ignore_patterns("__pycache__"))
+    (package / "probe_caller.py").write_text(
+        "from numba import njit\n\nfrom cardenvs.probe_callee import value\n\n\n"
+        "@njit(cache=True)\ndef twice():\n    return 2 * value()\n"
+    )
+    callee = package / "probe_callee.py"
+    program = "import cardenvs.probe_caller as c; print(c.twice())"
+    env = {**os.environ, "PYTHONPATH": str(tmp_path), "NUMBA_CACHE_DIR": str(tmp_path / "numba-cache")}
+    env.pop("NUMBA_DISABLE_JIT", None)
+
+    def run() -> str:
+        done = subprocess.run(
+            [sys.executable, "-c", program], env=env, cwd=tmp_path, capture_output=True, text=True, check=False
+        )
+        assert done.returncode == 0, done.stderr[-2000:]
+        return done.stdout.strip()
+
+    for constant, expected in ((1, "2"), (1, "2"), (5, "10")):
+        callee.write_text(f"from numba import njit\n\n\n@njit(cache=True)\ndef value():\n    return {constant}\n")
+        assert run() == expected

@@ -10,8 +10,10 @@ Two measures, applied when :mod:`cardenvs` is imported, before any kernel compil
 
 * A record type's mangled name is a digest of its full layout (field names, types, offsets, size), so the
   same name always means the same layout, in every process.
-* Cache entries of cardenvs functions carry :data:`CACHE_TAG` in their source stamp, so entries written under
-  the old naming (by an earlier cardenvs) are never loaded: numba discards an index whose stamp differs.
+* Cache entries of cardenvs functions are stamped with :data:`CACHE_TAG` and a digest of the whole package's
+  source, not only of the function's own file: numba discards an index whose stamp differs. So entries written
+  under the old naming are never loaded, and neither is a kernel that compiled in (inlined or linked) a function
+  or a constant of another file that has changed since, which numba's own per-file stamp would miss.
 
 Both only change names and cache bookkeeping, never what a kernel computes; functions of other packages keep
 numba's defaults except for the record naming, which is deterministic for them too.
@@ -19,8 +21,10 @@ numba's defaults except for the record naming, which is deterministic for them t
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import os
+from pathlib import Path
 
 from numba.core import caching, types
 
@@ -31,6 +35,16 @@ _PACKAGE_DIR = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 _DIGEST_HEX_CHARS = 32  # 128 bits: collisions between layouts are out of the question
 # numba 0.61 renamed ``_CacheImpl`` to ``CacheImpl``; the locator list is a class attribute of either.
 _CACHE_IMPL = getattr(caching, "CacheImpl", None) or caching._CacheImpl
+
+
+@functools.cache
+def package_source_digest() -> str:
+    """A digest of every Python source file of the cardenvs package (read once per process)."""
+    digest = hashlib.sha256()
+    for path in sorted(Path(_PACKAGE_DIR).rglob("*.py")):
+        digest.update(str(path.relative_to(_PACKAGE_DIR)).encode())
+        digest.update(path.read_bytes())
+    return digest.hexdigest()
 
 
 def record_mangling_args(record: types.Record) -> tuple[str, tuple[str]]:
@@ -52,7 +66,7 @@ class LayoutSafeCacheLocator(caching._CacheLocator):
         return self._inner.get_cache_path()
 
     def get_source_stamp(self) -> tuple:
-        return (CACHE_TAG, self._inner.get_source_stamp())
+        return (CACHE_TAG, package_source_digest())
 
     def get_disambiguator(self) -> str:
         return self._inner.get_disambiguator()
