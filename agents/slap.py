@@ -38,7 +38,10 @@ def _values(ranks: np.ndarray) -> np.ndarray:
 
 
 def slappable(views: dict[str, np.ndarray]) -> np.ndarray:
-    """For a batch of split observations [N, ...]: does an active slap rule match the face-up cards?"""
+    """For a batch of split observations [N, ...]: does an active slap rule match the face-up cards?
+
+    The same test as the engine's rule:slappable_pile, from the observation alone.
+    """
     n = views["face_up_count"].shape[0]
     tops = _ranks(views["top_cards"].reshape(n, 4, -1))
     first = _ranks(views["first_face_up"])
@@ -51,14 +54,14 @@ def slappable(views: dict[str, np.ndarray]) -> np.ndarray:
     step_ok = ((up == 1) | (up == _NUM_RANKS - 1)) & ((c2 - c3) % _NUM_RANKS == up) & ((c1 - c2) % _NUM_RANKS == up)
     no_joker = (c1 != _JOKER_RANK) & (c2 != _JOKER_RANK) & (c3 != _JOKER_RANK) & (c4 != _JOKER_RANK)
     matches = [
-        (_DOUBLE, has2 & (c1 == c2)),
-        (_SANDWICH, has3 & (c1 == c3)),
-        (_TOP_BOTTOM, has2 & (c1 == first)),
-        (_TENS, (has2 & (v1 > 0) & (v2 > 0) & (v1 + v2 == _TENS_TARGET))
+        (_DOUBLE, has2 & (c1 == c2)),  # rule:double
+        (_SANDWICH, has3 & (c1 == c3)),  # rule:sandwich
+        (_TOP_BOTTOM, has2 & (c1 == first)),  # rule:top_bottom
+        (_TENS, (has2 & (v1 > 0) & (v2 > 0) & (v1 + v2 == _TENS_TARGET))  # rule:tens
          | (has3 & letter2 & (v1 > 0) & (v3 > 0) & (v1 + v3 == _TENS_TARGET))),
-        (_JOKER, has1 & (c1 == _JOKER_RANK)),
-        (_FOUR_IN_A_ROW, has4 & no_joker & step_ok),
-        (_MARRIAGE, has2 & (((c1 == _QUEEN) & (c2 == _KING)) | ((c1 == _KING) & (c2 == _QUEEN)))),
+        (_JOKER, has1 & (c1 == _JOKER_RANK)),  # rule:joker
+        (_FOUR_IN_A_ROW, has4 & no_joker & step_ok),  # rule:four_in_a_row
+        (_MARRIAGE, has2 & (((c1 == _QUEEN) & (c2 == _KING)) | ((c1 == _KING) & (c2 == _QUEEN)))),  # rule:marriage
     ]
     result = np.zeros(n, bool)
     for rule, hit in matches:

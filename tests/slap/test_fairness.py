@@ -1,4 +1,4 @@
-"""Fair simultaneous slapping (RULINGS §5.4): hidden choices, order-free resolution, seeded uniform ties."""
+"""Fair simultaneous slapping (rule:simultaneous_slaps): hidden choices, order-free resolution, seeded uniform ties."""
 
 from __future__ import annotations
 
