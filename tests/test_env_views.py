@@ -138,14 +138,18 @@ def test_a_refused_deal_changes_nothing(env_id, params, deal):
 
 
 @pytest.mark.parametrize("env_id", cardenvs.available_envs())
-def test_seeds_are_integers_taken_modulo_2_64(env_id):
-    first, second = cardenvs.env(env_id), cardenvs.env(env_id)
-    first.reset(seed=-5)
-    second.reset(seed=2**64 - 5)
-    assert first.snapshot() == second.snapshot()
-    for bad in (1.5, "7", [1]):
-        with pytest.raises(ValueError, match="integer"):
-            first.reset(seed=bad)
+def test_one_seed_rule_integers_from_0_to_2_64_minus_1(env_id):
+    env = cardenvs.env(env_id)
+    env.reset(seed=2**64 - 1)
+    before = env.snapshot()
+    for bad in (-5, 2**64, 1.5, "7", [1], True):
+        with pytest.raises(ValueError, match=r"a seed must be an integer from 0 to 2\*\*64-1"):
+            env.reset(seed=bad)
+        with pytest.raises(ValueError, match=r"integer"):
+            cardenvs.vector_env(env_id, 2).reset(seeds=[0, bad])
+    with pytest.raises(ValueError, match=r"a seed must be an integer from 0 to 2\*\*64-1"):
+        cardenvs.vector_env(env_id, 2).reset(seed=-1)
+    assert env.snapshot() == before
 
 
 @pytest.mark.parametrize("env_id", cardenvs.available_envs())

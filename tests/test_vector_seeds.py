@@ -6,8 +6,8 @@ import pytest
 import cardenvs
 
 ENV_IDS = cardenvs.available_envs()
-# Seeds above 2**64 are reduced modulo 2**64 by the AEC env: the batched env must reduce them the same way.
-SEEDS = [0, 7, 2**64 - 1, 2**70 + 5]
+# Seeds are integers from 0 to 2**64-1 in both front ends: the extremes included.
+SEEDS = [0, 7, 2**63 + 5, 2**64 - 1]
 
 
 def _aec_first_decision(env_id: str, seed: int) -> tuple[np.ndarray, np.ndarray, int]:
@@ -71,6 +71,7 @@ def test_seed_and_explicit_game_seeds_agree():
 @pytest.mark.parametrize(
     "kwargs",
     [{"seeds": [1, 2, 3]}, {"seeds": [[1, 2, 3, 4]]}, {"seeds": [0.5, 1, 2, 3]}, {"seeds": ["a", 1, 2, 3]},
+     {"seeds": [-1, 1, 2, 3]}, {"seeds": [2**64, 1, 2, 3]},
      {"seed": 1, "seeds": [1, 2, 3, 4]}],
 )
 def test_bad_seeds_are_refused(kwargs):

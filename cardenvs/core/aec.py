@@ -19,7 +19,7 @@ from pettingzoo import AECEnv
 
 from cardenvs.core.errors import IllegalActionError
 from cardenvs.core.game import NO_PLAYER, Game, new_states
-from cardenvs.core.rng import reduced_seed
+from cardenvs.core.rng import checked_seed
 from cardenvs.core.single import (
     engine_view,
     entry_point,
@@ -110,13 +110,13 @@ class CardEnv(AECEnv):
         """Start a new game.
 
         Args:
-            seed: the game's seed, any integer (taken modulo 2**64). ``None`` continues the env's seed stream
-                (from OS entropy if never seeded).
+            seed: the game's seed, an integer from 0 to 2**64-1. ``None`` continues the env's seed stream (from
+                OS entropy if never seeded).
             options: ``{"deal": ...}`` starts from a chosen deal, as documented in the game's docs/rules page.
         """
         deal = self._checked_deal(options)
         if seed is not None:
-            game_seed = reduced_seed(seed)
+            game_seed = checked_seed(seed)
             seed_stream = np.random.default_rng(game_seed)
         else:
             # A copy, so that a refused deal leaves the env's seed stream where it was.

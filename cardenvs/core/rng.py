@@ -11,8 +11,8 @@ on numpy scalars, which wrap too but warn; those warnings are silenced for this 
 
 from __future__ import annotations
 
-import operator
 import warnings
+from typing import Any
 
 import numpy as np
 from numba import njit
@@ -67,12 +67,17 @@ def shuffle(state, values, count):
         values[j] = tmp
 
 
-def reduced_seed(seed: int) -> int:
-    """A game seed as every front end takes it: any integer, reduced modulo 2**64 (ValueError for non-integers)."""
-    try:
-        return operator.index(seed) % 2**64
-    except TypeError:
-        raise ValueError(f"a seed must be an integer (taken modulo 2**64); got {seed!r}") from None
+#: every seed is an integer below this (a game's generator starts from 64 bits)
+SEED_LIMIT = 2**64
+#: the seed rule of every front end and command, in words
+SEED_RULE = f"an integer from 0 to 2**64-1 ({SEED_LIMIT - 1})"
+
+
+def checked_seed(seed: Any) -> int:
+    """``seed`` as an int if it follows :data:`SEED_RULE`; ValueError saying the rule otherwise."""
+    if isinstance(seed, (bool, np.bool_)) or not isinstance(seed, (int, np.integer)) or not 0 <= seed < SEED_LIMIT:
+        raise ValueError(f"a seed must be {SEED_RULE}; got {seed!r}")
+    return int(seed)
 
 
 def game_seed(seed: int, index: int) -> int:

@@ -16,7 +16,7 @@ from numba import njit, prange
 from cardenvs.core.dispatch import engine_observe, engine_penalize, engine_reset, engine_step
 from cardenvs.core.errors import IllegalActionError
 from cardenvs.core.game import Game, new_states
-from cardenvs.core.rng import game_seed, next_u64, rand_below, reduced_seed, seed_state
+from cardenvs.core.rng import checked_seed, game_seed, next_u64, rand_below, seed_state
 from cardenvs.core.single import engine_view
 
 # Kept apart from the game seeds so that sampling actions never touches the games' own chance.
@@ -89,13 +89,13 @@ def _sample_legal(samplers, masks, out):
 
 
 def _explicit_seeds(seeds: Any, num_envs: int) -> np.ndarray:
-    """``seeds`` as uint64 game seeds, each reduced modulo 2**64 as the AEC env's ``reset(seed=...)`` does."""
+    """``seeds`` as uint64 game seeds, each following the seed rule of the AEC env's ``reset(seed=...)``."""
     # Read element by element: numpy would turn a list mixing ints above 2**63 and negative ints into floats.
     values = seeds.tolist() if isinstance(seeds, np.ndarray) else list(seeds)
     if len(values) != num_envs:
         raise ValueError(f"seeds must be {num_envs} integers (one per game), got {len(values)} values")
     try:
-        reduced = [reduced_seed(value) for value in values]
+        reduced = [checked_seed(value) for value in values]
     except ValueError:
         raise ValueError(f"seeds must be {num_envs} integers (one per game), got {values!r:.200}") from None
     return np.array(reduced, np.uint64)
@@ -160,7 +160,7 @@ class VectorEnv:
                 raise ValueError("reset takes seed or seeds, not both")
             seeds = _explicit_seeds(seeds, self.num_envs)
         else:
-            seed = int(np.random.SeedSequence().entropy % 2**64) if seed is None else reduced_seed(seed)
+            seed = int(np.random.SeedSequence().entropy % 2**64) if seed is None else checked_seed(seed)
             seeds = np.array([game_seed(seed, i) for i in range(self.num_envs)], np.uint64)
         _reset_games(
             self._engine_states, self._raw, self._template, seeds, self.current_players, self.observations,
