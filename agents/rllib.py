@@ -38,14 +38,18 @@ OBSERVATION_KEY, ACTION_MASK_KEY = "observation", "action_mask"
 
 
 def module_directory(path: Path) -> Path:
-    """The module directory ``path`` names (see the module docstring); ValueError if there is none."""
+    """The module directory ``path`` names (see the module docstring); ValueError if there is none.
+
+    An algorithm checkpoint and its ``rl_module`` directory (a MultiRLModule) are checkpoints of their own too,
+    so the modules inside are looked for first.
+    """
     if not path.is_dir():
         raise ValueError(f"no RLlib checkpoint at {path} (a checkpoint is a directory)")
-    if (path / MODULE_MARKER).is_file():
-        return path
     modules_dir = path / MODULES_DIR if (path / MODULES_DIR).is_dir() else path
     modules = sorted(child.name for child in modules_dir.iterdir() if (child / MODULE_MARKER).is_file())
     if not modules:
+        if (path / MODULE_MARKER).is_file():
+            return path
         raise ValueError(
             f"{path} is not an RLlib checkpoint: it holds no module (no {MODULES_DIR}/<module>/{MODULE_MARKER})"
         )

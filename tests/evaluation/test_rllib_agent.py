@@ -1,8 +1,9 @@
 """The ``rllib:PATH`` agent: an RLlib policy checkpoint plays in tournaments and at ``cardenvs play``.
 
-The checkpoints here hold untrained modules of :class:`training.rllib_masking.MaskedActorCritic`, saved where
+Most checkpoints here hold untrained modules of :class:`training.rllib_masking.MaskedActorCritic`, saved where
 ``training/rllib_train.py``'s checkpoints keep them (``learner_group/learner/rl_module/<module id>``) by the same
-``save_to_path`` that ``Algorithm.save_to_path`` calls for each module: no training, no Ray instance.
+``save_to_path`` that ``Algorithm.save_to_path`` calls for each module: no training, no Ray instance. The last
+test trains one tiny iteration with the script itself and plays its checkpoint.
 """
 
 from __future__ import annotations
@@ -15,6 +16,9 @@ import numpy as np
 import pytest
 
 pytest.importorskip("ray", reason="the rllib extra is not installed")
+pytest.importorskip("torch", reason="the rllib extra is not installed")
+
+import torch
 
 import cardenvs
 from agents.registry import make_agent
@@ -32,6 +36,7 @@ def save_modules(checkpoint: Path, env_id: str, module_ids: list[str]) -> Path:
     """An algorithm-checkpoint-shaped directory holding one untrained module per id."""
     env = cardenvs.env(env_id)
     seat = env.possible_agents[0]
+    torch.manual_seed(0)  # the same untrained weights every run
     for module_id in module_ids:
         module = MaskedActorCritic(observation_space=env.observation_space(seat), action_space=env.action_space(seat),
                                    model_config={"hidden_sizes": HIDDEN_SIZES})
@@ -106,4 +111,25 @@ def test_the_tournament_command_and_play_take_rllib_agents(shared_checkpoint, tm
                                        f"rllib:{shared_checkpoint}"]),
                     input_fn=lambda prompt: next(answers), output=shown.append)
     text = "\n".join(map(str, shown))
-    assert code == 0 and f"player_0 (rllib:{shared_checkpoint}): " in text
+    assert code == 0 and f"(rllib:{shared_checkpoint}): " in text  # an opponent's move
+
+
+def test_a_checkpoint_written_by_rllib_train_plays_as_rllib_path(tmp_path):
+    """One tiny training iteration of training/rllib_train.py (about 30 s), then its checkpoint in a tournament."""
+    import ray
+
+    from training.rllib_train import RLlibTrainArgs, train
+
+    started_here = not ray.is_initialized()
+    if started_here:
+        ray.init(num_cpus=2, include_dashboard=False)
+    try:
+        args = RLlibTrainArgs(env_id=ENV_ID, policy="shared", checkpoint_dir=str(tmp_path / "run"), iterations=1,
+                              train_batch_size=200, minibatch_size=100, num_epochs=1, hidden_sizes=tuple(HIDDEN_SIZES))
+        train(args, print_fn=lambda line: None)
+    finally:
+        if started_here:
+            ray.shutdown()
+    result = run_tournament(ENV_ID, ["heuristic", f"rllib:{tmp_path / 'run'}"], 4, progress=False,
+                            results_path=tmp_path / "r.jsonl")
+    assert result.agents == ["heuristic", "rllib:run"] and result.games == 4
