@@ -6,6 +6,7 @@ Seat blocks are relative: index 0 is the observing seat, 1 its opponent. Card bl
 
 from __future__ import annotations
 
+import numpy as np
 from numba import njit
 
 from cardenvs.core.game import ObservationLayout, ObservationView
@@ -30,7 +31,7 @@ NO_CARD_SLOT = NUM_CARDS  # the extra "no card" entry of a card one-hot
 NUM_PHASES_SHOWN = 2  # arrange, play
 
 # Offsets of the fixed views (the downcard view, present only with num_downcards=3, comes last).
-OWN_HAND = 0
+OWN_HAND = 0  # the six card blocks come first and are contiguous (observe writes them whole)
 OWN_UPCARDS = OWN_HAND + NUM_CARDS
 OPPONENT_UPCARDS = OWN_UPCARDS + NUM_CARDS
 OPPONENT_KNOWN_HAND = OPPONENT_UPCARDS + NUM_CARDS
@@ -88,27 +89,25 @@ def observation_layout(params: GinSlaughtreParams) -> ObservationLayout:
 @njit(cache=True)
 def observe(state, player, obs, mask):
     """Write ``player``'s observation and legal mask (zeros unless ``player`` is to act)."""
-    obs[:] = 0.0
     opponent = NUM_PLAYERS - 1 - player
     own_hand = LOC_HAND + player
     own_up = LOC_UP + player
     opponent_hand = LOC_HAND + opponent
     opponent_up = LOC_UP + opponent
+    # Every entry of the six card blocks is written, without a branch: cards lie in random places, so branching
+    # on a card's location mispredicts often and costs several times more than the stores. The field arrays are
+    # read through locals so that the stores into obs do not make the compiler fetch them again each time.
+    locations = state.location
+    known = state.known
     for card in range(NUM_CARDS):
-        location = state.location[card]
-        if location == own_hand:
-            obs[OWN_HAND + card] = 1.0
-        elif location == own_up:
-            obs[OWN_UPCARDS + card] = 1.0
-        elif location == opponent_up:
-            obs[OPPONENT_UPCARDS + card] = 1.0
-        elif location == opponent_hand:
-            if state.known[card]:
-                obs[OPPONENT_KNOWN_HAND + card] = 1.0
-        elif location == LOC_PILE:
-            obs[PILE_CARDS + card] = 1.0
-        elif location == LOC_BURNT:
-            obs[BURNT + card] = 1.0
+        location = locations[card]
+        obs[OWN_HAND + card] = np.float32(location == own_hand)
+        obs[OWN_UPCARDS + card] = np.float32(location == own_up)
+        obs[OPPONENT_UPCARDS + card] = np.float32(location == opponent_up)
+        obs[OPPONENT_KNOWN_HAND + card] = np.float32((location == opponent_hand) & (known[card] != 0))
+        obs[PILE_CARDS + card] = np.float32(location == LOC_PILE)
+        obs[BURNT + card] = np.float32(location == LOC_BURNT)
+    obs[PILE_TOP:] = 0.0  # one memset: several times faster than a loop of stores
     for depth in range(PILE_TOP_SHOWN):
         index = state.pile_size - 1 - depth
         card = int(state.pile[index]) if index >= 0 else NO_CARD_SLOT

@@ -241,25 +241,18 @@ def source_location(state, player):
 @njit(cache=True)
 def _source_bits(state, source):
     """The cards at ``source`` as one 13-bit rank set per suit (bit r: rank r) and the number of Jokers."""
+    locations = state.location
     clubs = 0
     diamonds = 0
     hearts = 0
     spades = 0
-    for rank in range(NUM_SUITED_RANKS):
+    for rank in range(NUM_SUITED_RANKS):  # branchless: which cards a player holds is random
         base = rank * NUM_SUITS
-        bit = 1 << rank
-        if state.location[base] == source:
-            clubs |= bit
-        if state.location[base + 1] == source:
-            diamonds |= bit
-        if state.location[base + 2] == source:
-            hearts |= bit
-        if state.location[base + 3] == source:
-            spades |= bit
-    jokers = 0
-    for card in range(FIRST_JOKER, FIRST_JOKER + NUM_JOKERS):
-        if state.location[card] == source:
-            jokers += 1
+        clubs |= int(locations[base] == source) << rank
+        diamonds |= int(locations[base + 1] == source) << rank
+        hearts |= int(locations[base + 2] == source) << rank
+        spades |= int(locations[base + 3] == source) << rank
+    jokers = int(locations[FIRST_JOKER] == source) + int(locations[FIRST_JOKER + 1] == source)
     return clubs, diamonds, hearts, spades, jokers
 
 
@@ -282,16 +275,33 @@ def _allowed_ranks(floor, restricted):
     return always | (((1 << NUM_SUITED_RANKS) - 1) & ~((1 << floor) - 1))
 
 
+# Index of a lone bit (2**k, k < 32) by de Bruijn multiplication: the top 5 bits of 2**k * DE_BRUIJN are distinct.
+DE_BRUIJN = 0x077CB531
+DE_BRUIJN_INDEX = np.zeros(32, np.int64)
+for _k in range(32):
+    DE_BRUIJN_INDEX[((DE_BRUIJN << _k) & 0xFFFFFFFF) >> 27] = _k
+
+
+@njit(cache=True)
+def lowest_bit_index(bit):
+    """``k`` for ``bit == 1 << k`` (k < 32)."""
+    return DE_BRUIJN_INDEX[((bit * DE_BRUIJN) & 0xFFFFFFFF) >> 27]
+
+
 @njit(cache=True)
 def _mask_suit(suit, bits, allowed, restricted, run_floor, mask):
     """Singles and runs (3+ consecutive, Ace low, no wrap) of one suit; returns whether a single is legal."""
     playable = bits & allowed
     if playable == 0:
         return False
-    for rank in range(NUM_SUITED_RANKS):
-        if (playable >> rank) & 1:
-            mask[SINGLE_BASE + rank * NUM_SUITS + suit] = 1
-    starts = bits & (bits >> 1) & (bits >> 2)  # ranks that begin three in a row
+    while playable:  # one pass per playable card (a player holds few), lowest rank first
+        low = playable & -playable
+        mask[SINGLE_BASE + lowest_bit_index(low) * NUM_SUITS + suit] = 1
+        playable ^= low
+    # ranks from run_floor up that begin three in a row
+    starts = bits & (bits >> 1) & (bits >> 2) & ~((1 << run_floor) - 1)
+    if starts == 0:  # the common case: no run
+        return True
     for start in range(run_floor, NUM_SUITED_RANKS - MIN_RUN + 1):
         if not (starts >> start) & 1:
             continue
@@ -312,6 +322,8 @@ def _mask_sets(state, clubs, diamonds, hearts, spades, allowed, mask):
     at_least_three = (clubs & diamonds & (hearts | spades)) | (hearts & spades & (clubs | diamonds))
     at_least_two = (clubs & (diamonds | hearts | spades)) | (diamonds & (hearts | spades)) | (hearts & spades)
     candidates = (at_least_two if pairs else at_least_three) & allowed
+    if candidates == 0:  # the common case: no set
+        return
     for rank in range(NUM_SUITED_RANKS):
         if not (candidates >> rank) & 1:
             continue
