@@ -5,7 +5,7 @@ Specs:
 ``random``
     :class:`agents.base.RandomAgent`.
 ``heuristic``
-    the game's rule-based agent (:data:`HEURISTICS`).
+    the game's rule-based agent (named by its ``Game.rule_based_agent``).
 ``ppo:PATH``
     a trained MaskablePPO policy loaded from a stable-baselines3 ``.zip`` checkpoint (:mod:`agents.ppo`);
     needs the ``train`` extra.
@@ -24,17 +24,9 @@ import importlib
 from collections.abc import Callable, Sequence
 from pathlib import Path
 
+import cardenvs
 from agents.base import Agent, RandomAgent
 from cardenvs.core.game import ObservationLayout
-
-#: env id -> ``"module:Class"`` of the game's rule-based agent; each takes the observation layout first.
-HEURISTICS: dict[str, str] = {
-    "slabberjan_v0": "agents.slabberjan:SlabberjanHeuristic",
-    "gin_slaughtre_v0": "agents.gin_slaughtre:GinSlaughtreHeuristic",
-    "clabber_v0": "agents.clabber:ClabberHeuristic",
-    "stabby_jack_v0": "agents.stabby_jack:StabbyJackHeuristic",
-    "slap_v0": "agents.slap:SlapHeuristic",
-}
 
 #: spec kinds -> what the part after ``kind:`` means (``None``: the kind takes no argument)
 SPEC_KINDS: dict[str, str | None] = {
@@ -92,9 +84,10 @@ def make_agent(spec: str, env_id: str, layout: ObservationLayout, seed: int | No
     if kind == "random":
         return RandomAgent(seed=seed)
     if kind == "heuristic":
-        if env_id not in HEURISTICS:
-            raise ValueError(f"no rule-based agent for {env_id!r}; games with one: {', '.join(HEURISTICS)}")
-        return _load(HEURISTICS[env_id])(layout)
+        target = cardenvs.get_game(env_id).rule_based_agent
+        if not target:
+            raise ValueError(f"{env_id} has no rule-based agent (its Game names none in rule_based_agent)")
+        return _load(target)(layout)
     if kind in TRAINED_KINDS:
         target, extra, holds = TRAINED_KINDS[kind]
         try:

@@ -48,7 +48,7 @@ def make_vec_env(setup: str, env_id: str, num_envs: int, seed: int):
     """``num_envs`` learner games of ``env_id`` against random and rule-based opponents, as an SB3 VecEnv."""
     from stable_baselines3.common.vec_env import DummyVecEnv
 
-    from cardenvs.training import LearnerVecEnv, SingleAgentEnv
+    from cardenvs.learning import LearnerVecEnv, SingleAgentEnv
 
     layout = cardenvs.env(env_id).layout
 

@@ -42,7 +42,7 @@ shutil.rmtree(RUN_DIR, ignore_errors=True)
 # %% [markdown]
 # ## Train
 #
-# The learner holds one seat of 16 games in lockstep (`cardenvs.training.LearnerVecEnv` over the batched env);
+# The learner holds one seat of 16 games in lockstep (`cardenvs.learning.LearnerVecEnv` over the batched env);
 # random and rule-based opponents hold the others. Every 8,192 steps it plays a 200-game tournament against
 # the rule-based agent (`eval/*` in TensorBoard); at the end, a tournament against both.
 

@@ -1,7 +1,7 @@
 """Train a MaskablePPO agent on one cardenvs game against a pool of opponents (see docs/training.md).
 
 One readable file: the `Args` dataclass is the whole configuration and the command line is built from its
-fields; per-game defaults (budgets that fit a 2-core CPU in a few minutes) are in `GAME_DEFAULTS`.
+fields; per-game defaults (budgets that fit a 2-core CPU in a few minutes) are each game's `training_defaults`.
 
     python -m training.ppo --env-id slabberjan_v0
     python -m training.ppo --env-id slap_v0 --total-timesteps 400000 --opponents random heuristic \\
@@ -10,7 +10,7 @@ fields; per-game defaults (budgets that fit a 2-core CPU in a few minutes) are i
 
 What it does:
 
-* the learner plays one seat of `num_envs` games in lockstep (`cardenvs.training.LearnerVecEnv`); every other
+* the learner plays one seat of `num_envs` games in lockstep (`cardenvs.learning.LearnerVecEnv`); every other
   seat is played by an agent drawn from the opponent pool (`--opponents`; with `--self-play`, frozen copies of
   the learner join the pool every `--snapshot-every` steps, the newest `--max-snapshots` kept);
 * the run's arguments are written to `<run-dir>/run.json` when it starts, so that `--resume` continues with them;
@@ -52,17 +52,16 @@ from typing import Any
 
 import cardenvs
 
-#: per-game defaults of the fields left at None; chosen so that each run takes a few minutes on a 2-core CPU
-GAME_DEFAULTS: dict[str, dict[str, Any]] = {
-    "slabberjan_v0": {"total_timesteps": 300_000, "gamma": 0.995, "ent_coef": 0.01, "net_arch": [64, 64]},
-    "clabber_v0": {"total_timesteps": 500_000, "gamma": 0.995, "ent_coef": 0.01, "net_arch": [128, 128]},
-    # Games of hundreds of learner decisions, rewarded only at the end: a longer discount horizon.
-    "stabby_jack_v0": {"total_timesteps": 500_000, "gamma": 0.999, "ent_coef": 0.01, "net_arch": [128, 128]},
-    "gin_slaughtre_v0": {"total_timesteps": 500_000, "gamma": 0.999, "ent_coef": 0.01, "net_arch": [128, 128]},
-    # Slow to simulate: a learner that is out waits while the others play the game to its end.
-    "slap_v0": {"total_timesteps": 150_000, "gamma": 0.995, "ent_coef": 0.01, "net_arch": [64, 64]},
-}
-#: defaults of every game for the fields that GAME_DEFAULTS leaves out
+
+def game_defaults() -> dict[str, dict[str, Any]]:
+    """env id -> the game's own defaults (its manifest's ``training_defaults``), for the fields left at None.
+
+    Chosen so that each run takes a few minutes on a 2-core CPU.
+    """
+    return {env_id: cardenvs.get_game(env_id).training_defaults for env_id in cardenvs.available_envs()}
+
+
+#: defaults of every game for the fields that its training_defaults leave out
 COMMON_DEFAULTS: dict[str, Any] = {
     "num_envs": 16, "n_steps": 128, "batch_size": 256, "n_epochs": 10, "eval_games": 200, "final_games": 1000,
     "opponents": ["random", "heuristic"],
@@ -98,7 +97,7 @@ EXIT_INTERRUPTED = 130
 
 @dataclass
 class Args:
-    """Everything a run depends on. ``None`` means the game's default from `GAME_DEFAULTS`."""
+    """Everything a run depends on. ``None`` means the game's default (its ``training_defaults``)."""
 
     env_id: str = "slabberjan_v0"
     """the game to train on"""
@@ -184,9 +183,10 @@ def _field_docs() -> dict[str, str]:
 
 def default_help(name: str) -> str:
     """What --help shows as the default of field ``name``: per-game values grouped by value, or the one value."""
-    if name in GAME_DEFAULTS[next(iter(GAME_DEFAULTS))]:
+    per_game = game_defaults()
+    if any(name in defaults for defaults in per_game.values()):
         games_of: dict[str, list[str]] = {}
-        for env_id, defaults in GAME_DEFAULTS.items():
+        for env_id, defaults in per_game.items():
             games_of.setdefault(_shown(defaults[name]), []).append(env_id)
         if len(games_of) == 1:
             return next(iter(games_of))
@@ -284,10 +284,10 @@ def _check_opponents(args: Args) -> None:
 
 def resolve(args: Args) -> Args:
     """``args`` with every None filled from the game's defaults; ValueError for a setting that cannot work."""
-    if args.env_id not in GAME_DEFAULTS:
-        raise ValueError(f"unknown env id {args.env_id!r}; choose from {', '.join(GAME_DEFAULTS)}")
+    if args.env_id not in cardenvs.available_envs():
+        raise ValueError(f"unknown env id {args.env_id!r}; choose from {', '.join(cardenvs.available_envs())}")
     filled = dataclasses.replace(args)
-    for name, value in {**COMMON_DEFAULTS, **GAME_DEFAULTS[args.env_id]}.items():
+    for name, value in {**COMMON_DEFAULTS, **cardenvs.get_game(args.env_id).training_defaults}.items():
         if getattr(filled, name) is None:
             setattr(filled, name, copy.deepcopy(value))
     if filled.total_timesteps < 1:  # checked first: the periodic defaults below are shares of it
@@ -366,7 +366,7 @@ def settle(given: Args, explicit: set[str]) -> Args:
 
 def require_train_extra() -> None:
     """Raise ImportError, saying what to install, unless the `train` extra is installed."""
-    import cardenvs.training  # noqa: F401  (raises ImportError naming the extra)
+    import cardenvs.learning  # noqa: F401  (raises ImportError naming the extra)
 
 
 # ---------------------------------------------------------------------------------------------- the run
@@ -400,7 +400,7 @@ class Run:
         from sb3_contrib import MaskablePPO
         from stable_baselines3.common.vec_env import VecMonitor
 
-        from cardenvs.training import LearnerVecEnv, OpponentPool
+        from cardenvs.learning import LearnerVecEnv, OpponentPool
 
         torch.set_num_threads(args.torch_threads)
         self.args = args

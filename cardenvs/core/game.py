@@ -163,6 +163,10 @@ class Game:
     deal_keys: tuple[str, ...] = ()
     #: (parameters, deal) pairs: chosen deals that the generic tests start games from
     example_deals: tuple[tuple[dict, dict], ...] = ()
+    #: ``"module:Class"`` of the game's rule-based agent (built from the observation layout), the ``heuristic`` spec
+    rule_based_agent: str = ""
+    #: ``training/ppo.py``'s defaults for this game (budget, discount, entropy weight, network), over its common ones
+    training_defaults: dict[str, Any] = dataclasses.field(default_factory=dict, hash=False, compare=False)
 
     def __post_init__(self) -> None:
         from cardenvs.core.dispatch import register_engine

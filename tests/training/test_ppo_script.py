@@ -141,9 +141,9 @@ def run_python(*argv: str, cwd: Path = REPO_ROOT, blocked_extra: bool = False) -
 
 
 def test_without_the_train_extra_the_import_and_the_script_name_the_extra(tmp_path):
-    imported = run_python("import cardenvs.training", blocked_extra=True)
+    imported = run_python("import cardenvs.learning", blocked_extra=True)
     assert imported.returncode == 1
-    assert 'ImportError: cardenvs.training needs the \'train\' extra' in imported.stderr
+    assert 'ImportError: cardenvs.learning needs the \'train\' extra' in imported.stderr
     assert 'pip install -e ".[train]"' in imported.stderr.splitlines()[-1]
     run_dir = tmp_path / "run"
     script = run_python("-m", "training.ppo", *TINY_RUN, "--run-dir", str(run_dir), blocked_extra=True)

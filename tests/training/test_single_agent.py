@@ -8,7 +8,7 @@ from stable_baselines3.common.env_checker import check_env as sb3_check_env
 import cardenvs
 from agents.base import Agent, RandomAgent
 from agents.registry import make_agent
-from cardenvs.training import OpponentPool, SingleAgentEnv
+from cardenvs.learning import OpponentPool, SingleAgentEnv
 
 ENV_ID = "slabberjan_v0"
 PARAMS = {"num_players": 3}

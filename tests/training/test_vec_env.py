@@ -6,7 +6,7 @@ from sb3_contrib import MaskablePPO
 
 import cardenvs
 from agents.base import Agent, RandomAgent
-from cardenvs.training import LearnerVecEnv, OpponentPool, SingleAgentEnv
+from cardenvs.learning import LearnerVecEnv, OpponentPool, SingleAgentEnv
 
 ENV_ID = "slabberjan_v0"
 PARAMS = {"num_players": 3}

@@ -80,6 +80,8 @@ GAME = Game(
     observation_layout=observation_layout,
     render=render,
     apply_deal=apply_deal,
+    rule_based_agent="agents.slabberjan:SlabberjanHeuristic",
+    training_defaults={"total_timesteps": 300_000, "gamma": 0.995, "ent_coef": 0.01, "net_arch": [64, 64]},
     deal_keys=("dealer", "pieces", "bag"),
     example_deals=(
         ({}, {"dealer": 2, "pieces": ["5", "fool", "knight", "3"]}),

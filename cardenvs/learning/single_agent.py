@@ -29,7 +29,7 @@ from gymnasium import spaces
 
 import cardenvs
 from agents.base import Agent
-from cardenvs.training.opponents import OpponentPool, as_pool, check_learner_seat, draw_seating, reseed_agents
+from cardenvs.learning.opponents import OpponentPool, as_pool, check_learner_seat, draw_seating, reseed_agents
 
 #: how many games in a row may end before the learner's first decision before reset() gives up
 MAX_SKIPPED_GAMES = 1000
@@ -40,7 +40,7 @@ class SingleAgentEnv(gymnasium.Env):
 
     Args:
         env_id: a registered env id (``cardenvs.available_envs()``).
-        opponents: an :class:`~cardenvs.training.OpponentPool`, one agent or a list of agents; each episode
+        opponents: an :class:`~cardenvs.learning.OpponentPool`, one agent or a list of agents; each episode
             every opponent seat gets an agent drawn uniformly from it.
         learner_seat: the learner's seat in every episode; ``None`` (default) draws it uniformly each episode.
         illegal_action: ``"penalize"`` (default: the game's penalty, the game ends) or ``"raise"``.
@@ -86,7 +86,7 @@ class SingleAgentEnv(gymnasium.Env):
         Args:
             seed: the game's seed (the AEC env's ``reset(seed=...)``); the seating is drawn from a generator
                 seeded with it too, and opponents with an ``rng`` generator are reseeded with it
-                (:func:`~cardenvs.training.opponents.reseed_agents`). ``None`` continues the env's own streams.
+                (:func:`~cardenvs.learning.opponents.reseed_agents`). ``None`` continues the env's own streams.
             options: passed to the AEC env's ``reset`` (e.g. ``{"deal": ...}``).
         """
         super().reset(seed=seed)

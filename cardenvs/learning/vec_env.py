@@ -2,7 +2,7 @@
 
 :class:`LearnerVecEnv` runs ``num_envs`` games of one cardenvs game in lockstep with the compiled kernels of
 :mod:`cardenvs.core.vector`. Each game has one learner seat (drawn per game unless fixed) and opponents drawn from
-an :class:`~cardenvs.training.OpponentPool`, exactly as in :class:`~cardenvs.training.SingleAgentEnv`; the two
+an :class:`~cardenvs.learning.OpponentPool`, exactly as in :class:`~cardenvs.learning.SingleAgentEnv`; the two
 agree game for game for the same seeds and deterministic opponents.
 
 One ``step(actions)``:
@@ -37,8 +37,8 @@ from cardenvs.core.dispatch import engine_observe, engine_penalize, engine_reset
 from cardenvs.core.errors import IllegalActionError
 from cardenvs.core.rng import game_seed, next_u64
 from cardenvs.core.vector import VectorEnv
-from cardenvs.training.opponents import OpponentPool, as_pool, check_learner_seat, draw_seating
-from cardenvs.training.single_agent import MAX_SKIPPED_GAMES
+from cardenvs.learning.opponents import OpponentPool, as_pool, check_learner_seat, draw_seating
+from cardenvs.learning.single_agent import MAX_SKIPPED_GAMES
 
 # `over` codes written by the kernel: the game goes on, ended by the rules, or was cut short.
 _GOES_ON, _TERMINATED, _TRUNCATED = 0, 1, 2
@@ -119,10 +119,10 @@ class LearnerVecEnv(VecEnv):
     Args:
         env_id: a registered env id (``cardenvs.available_envs()``).
         num_envs: how many learner games run in lockstep.
-        opponents: an :class:`~cardenvs.training.OpponentPool`, one agent or a list of agents; every opponent
+        opponents: an :class:`~cardenvs.learning.OpponentPool`, one agent or a list of agents; every opponent
             seat of every game gets an agent drawn uniformly from it when the game starts.
         learner_seat: the learner's seat in every game; ``None`` (default) draws it uniformly per game.
-        illegal_action: ``"penalize"`` (default, as :class:`~cardenvs.training.SingleAgentEnv`) or ``"raise"``.
+        illegal_action: ``"penalize"`` (default, as :class:`~cardenvs.learning.SingleAgentEnv`) or ``"raise"``.
         seed: the seed of the first ``reset()`` (``seed()`` sets it again); ``None`` draws one from OS entropy.
         params: the game's parameters (see its docs/rules page).
     """

@@ -1,4 +1,6 @@
-"""Training views of the cardenvs games for single-agent reinforcement-learning libraries.
+"""Learning views of the cardenvs games for single-agent reinforcement-learning libraries.
+
+(The scripts that train agents with these views are in the repository's ``training/`` folder.)
 
 Needs the ``train`` extra (stable-baselines3, sb3-contrib, torch); ``import cardenvs`` never imports this package.
 
@@ -24,14 +26,14 @@ try:
     import torch  # noqa: F401
 except ImportError as error:
     raise ImportError(
-        f"cardenvs.training needs the 'train' extra (torch, stable-baselines3, sb3-contrib), but "
+        f"cardenvs.learning needs the 'train' extra (torch, stable-baselines3, sb3-contrib), but "
         f"{error.name or 'one of them'} cannot be imported; install it with: {TRAIN_EXTRA_HINT}",
         name=error.name,
     ) from error
 
 # After the check, so that a missing dependency is reported as the extra to install.
-from cardenvs.training.opponents import OpponentPool, draw_seating  # noqa: E402
-from cardenvs.training.single_agent import SingleAgentEnv  # noqa: E402
-from cardenvs.training.vec_env import LearnerVecEnv  # noqa: E402
+from cardenvs.learning.opponents import OpponentPool, draw_seating  # noqa: E402
+from cardenvs.learning.single_agent import SingleAgentEnv  # noqa: E402
+from cardenvs.learning.vec_env import LearnerVecEnv  # noqa: E402
 
 __all__ = ["TRAIN_EXTRA_HINT", "LearnerVecEnv", "OpponentPool", "SingleAgentEnv", "draw_seating"]

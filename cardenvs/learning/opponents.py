@@ -2,8 +2,8 @@
 
 A pool is a list of :class:`~agents.base.Agent` instances (random, rule-based, frozen snapshots of the learner).
 At the start of every episode each opponent seat gets an agent drawn uniformly from the pool, and the learner's
-seat is drawn uniformly too unless it is fixed. Both training views (:class:`~cardenvs.training.SingleAgentEnv`
-and :class:`~cardenvs.training.LearnerVecEnv`) draw a game's seating with :func:`draw_seating` from a generator
+seat is drawn uniformly too unless it is fixed. Both training views (:class:`~cardenvs.learning.SingleAgentEnv`
+and :class:`~cardenvs.learning.LearnerVecEnv`) draw a game's seating with :func:`draw_seating` from a generator
 seeded with that game's seed, so the same seed gives the same seating in both.
 
 Snapshots are added with :meth:`OpponentPool.add_snapshot`; only the newest ``max_snapshots`` stay in the pool
