@@ -25,42 +25,98 @@ _SAMPLER_SALT = 0x5A3C_91E7_0F1B_D24B
 _SAMPLER_DTYPE = np.dtype([("rng", np.uint64), ("draws", np.uint32)])
 
 
-@njit(cache=True, parallel=True)
-def _reset_games(states, raw, template, seeds, players, obs, masks):
-    for i in prange(states.shape[0]):
-        raw[i, :] = template
-        state = states[i]
-        engine_reset(state, seeds[i])
-        players[i] = state.current_player
-        engine_observe(state, state.current_player, obs[i], masks[i])
-
-
-@njit(cache=True, parallel=True)
-def _step_games(states, raw, template, actions, penalize_illegal, players, obs, masks, rewards, terminated, truncated):
-    num_actions = masks.shape[1]
-    for i in prange(states.shape[0]):
-        state = states[i]
-        action = actions[i]
-        if 0 <= action < num_actions and masks[i, action] != 0:
-            engine_step(state, action)
-        elif penalize_illegal:
-            engine_penalize(state, state.current_player)
-        rewards[i, :] = state.rewards
-        terminated[i] = state.terminated
-        truncated[i] = state.truncated
-        if state.terminated or state.truncated:
-            next_seed = next_u64(state)
-            raw[i, :] = template
-            state = states[i]
-            engine_reset(state, next_seed)
-        players[i] = state.current_player
-        engine_observe(state, state.current_player, obs[i], masks[i])
+#: below this many games a step runs on one thread: on small batches (training uses tens of games) waking numba's
+#: thread pool costs more than the threads save
+PARALLEL_MIN_GAMES = 256
 
 
 @njit(cache=True)
-def _first_illegal(actions, masks):
+def _reset_game(states, raw, template, i, seed, players, obs, masks):
+    raw[i, :] = template
+    state = states[i]
+    engine_reset(state, seed)
+    players[i] = state.current_player
+    engine_observe(state, state.current_player, obs[i], masks[i])
+
+
+@njit(cache=True, parallel=True)
+def _reset_games(states, raw, template, seeds, players, obs, masks):
+    for i in prange(states.shape[0]):
+        _reset_game(states, raw, template, i, seeds[i], players, obs, masks)
+
+
+@njit(cache=True)
+def _reset_rows(states, raw, template, rows, seeds, players, obs, masks):
+    for k in range(rows.shape[0]):
+        _reset_game(states, raw, template, rows[k], seeds[k], players, obs, masks)
+
+
+@njit(cache=True)
+def _step_game(
+    states, raw, template, i, action, penalize_illegal, final_for, players, obs, masks, rewards, terminated,
+    truncated, final_obs, final_masks,
+):
+    """Step game ``i``; when it ends, ``final_for[i]``'s view of it is written before it restarts."""
+    state = states[i]
+    if 0 <= action < masks.shape[1] and masks[i, action] != 0:
+        engine_step(state, action)
+    elif penalize_illegal:
+        engine_penalize(state, state.current_player)
+    rewards[i, :] = state.rewards
+    terminated[i] = state.terminated
+    truncated[i] = state.truncated
+    if state.terminated or state.truncated:
+        # A None argument compiles this branch away: the default step pays nothing for it.
+        if final_for is not None:
+            engine_observe(state, final_for[i], final_obs[i], final_masks[i])
+        next_seed = next_u64(state)
+        raw[i, :] = template
+        state = states[i]
+        engine_reset(state, next_seed)
+    players[i] = state.current_player
+    engine_observe(state, state.current_player, obs[i], masks[i])
+
+
+@njit(cache=True, parallel=True)
+def _step_games(
+    states, raw, template, actions, active, penalize_illegal, final_for, players, obs, masks, rewards, terminated,
+    truncated, final_obs, final_masks,
+):
+    if active is None:
+        for i in prange(states.shape[0]):
+            _step_game(
+                states, raw, template, i, actions[i], penalize_illegal, final_for, players, obs, masks, rewards,
+                terminated, truncated, final_obs, final_masks,
+            )
+    else:
+        for i in prange(states.shape[0]):
+            if active[i]:
+                _step_game(
+                    states, raw, template, i, actions[i], penalize_illegal, final_for, players, obs, masks, rewards,
+                    terminated, truncated, final_obs, final_masks,
+                )
+
+
+@njit(cache=True)
+def _step_games_serial(
+    states, raw, template, actions, active, penalize_illegal, final_for, players, obs, masks, rewards, terminated,
+    truncated, final_obs, final_masks,
+):
+    """:func:`_step_games` on one thread (small batches)."""
+    for i in range(states.shape[0]):
+        if active is None or active[i]:
+            _step_game(
+                states, raw, template, i, actions[i], penalize_illegal, final_for, players, obs, masks, rewards,
+                terminated, truncated, final_obs, final_masks,
+            )
+
+
+@njit(cache=True)
+def _first_illegal(actions, masks, active):
     num_actions = masks.shape[1]
     for i in range(actions.shape[0]):
+        if active is not None and not active[i]:
+            continue
         action = actions[i]
         if action < 0 or action >= num_actions or masks[i, action] == 0:
             return i
@@ -68,9 +124,9 @@ def _first_illegal(actions, masks):
 
 
 @njit(cache=True)
-def _seed_samplers(samplers, seeds, salt):
-    for i in range(samplers.shape[0]):
-        seed_state(samplers[i], seeds[i] ^ salt)
+def _seed_samplers(samplers, rows, seeds, salt):
+    for k in range(rows.shape[0]):
+        seed_state(samplers[rows[k]], seeds[k] ^ salt)
 
 
 @njit(cache=True, parallel=True)
@@ -110,21 +166,28 @@ class VectorEnv:
     Auto-reset: when game ``i`` ends in a ``step``, that step reports its final rewards in ``rewards[i]`` and
     ``terminated[i]`` (or ``truncated[i]``) is True, while ``obs[i]``, ``action_mask[i]`` and
     ``current_player[i]`` already belong to the first decision of the next game, seeded from the finished
-    game's own generator.
+    game's own generator. What one seat saw of the finished game is kept on request: see ``step``'s
+    ``final_observation_for``.
 
     Args:
         game: the game's definition (from the registry).
         num_envs: how many games run in lockstep.
         illegal_action: ``"raise"`` (default: any illegal action raises before any game changes) or
             ``"penalize"`` (the game's documented penalty applies to that game).
+        parallel: step the games on numba's threads (True) or on one thread (False); ``None`` (default) uses
+            the threads from :data:`PARALLEL_MIN_GAMES` games on. The results are the same either way.
         **params: the game's parameters.
     """
 
-    def __init__(self, game: Game, num_envs: int, illegal_action: str = "raise", **params: Any):
+    def __init__(
+        self, game: Game, num_envs: int, illegal_action: str = "raise", *, parallel: bool | None = None, **params: Any
+    ):
         if isinstance(num_envs, bool) or not isinstance(num_envs, (int, np.integer)) or num_envs < 1:
             raise ValueError(f"num_envs={num_envs!r} is not allowed; it must be a positive integer")
         if illegal_action not in ("raise", "penalize"):
             raise ValueError(f"illegal_action={illegal_action!r} is not allowed; choose 'raise' or 'penalize'")
+        if parallel not in (None, True, False):
+            raise ValueError(f"parallel={parallel!r} is not allowed; choose None, True or False")
         self.game = game
         self.params = game.make_params(**params)
         self.num_envs = int(num_envs)
@@ -141,6 +204,14 @@ class VectorEnv:
         self.rewards = np.zeros((self.num_envs, self.num_players), np.float32)
         self.terminated = np.zeros(self.num_envs, np.bool_)
         self.truncated = np.zeros(self.num_envs, np.bool_)
+        #: what the seats asked for in ``step(final_observation_for=...)`` saw of the games that ended
+        self.final_observations = np.zeros(0, np.float32)
+        #: their action masks in the finished games (all zero for a seat the end found waiting)
+        self.final_action_masks = np.zeros(0, np.int8)
+        self._step_kernel = _step_games if (num_envs >= PARALLEL_MIN_GAMES if parallel is None else parallel) else (
+            _step_games_serial
+        )
+        self._all_rows = np.arange(self.num_envs, dtype=np.int64)
         self._samplers = engine_view(np.zeros(self.num_envs, _SAMPLER_DTYPE))
         self._sampled = np.zeros(self.num_envs, np.int64)
         self._has_reset = False
@@ -166,19 +237,59 @@ class VectorEnv:
             self._engine_states, self._raw, self._template, seeds, self.current_players, self.observations,
             self.action_masks,
         )
-        _seed_samplers(self._samplers, seeds, np.uint64(_SAMPLER_SALT))
+        _seed_samplers(self._samplers, self._all_rows, seeds, np.uint64(_SAMPLER_SALT))
         self.rewards[:] = 0
         self.terminated[:] = False
         self.truncated[:] = False
         self._has_reset = True
         return self.observations, self.action_masks, self.current_players
 
+    def reset_games(self, rows: Any, seeds: Any) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """Start new games at ``rows`` while the other games go on; returns ``reset``'s buffers.
+
+        Args:
+            rows: the indices of the games to restart (distinct).
+            seeds: one seed per row: game ``rows[k]`` becomes the AEC game ``env.reset(seed=int(seeds[k]))``.
+
+        Their ``rewards``, ``terminated`` and ``truncated`` entries are cleared; every other game keeps its
+        state and its entries in every buffer.
+        """
+        if not self._has_reset:
+            raise RuntimeError(f"{self.game.env_id}: call reset() before reset_games()")
+        rows = np.asarray(rows)
+        if rows.ndim != 1 or not (np.issubdtype(rows.dtype, np.integer) or rows.size == 0):
+            raise ValueError(f"rows must be a 1-d array of game indices, got {rows.dtype} {rows.shape}")
+        rows = rows.astype(np.int64, copy=False)
+        if rows.size and (rows.min() < 0 or rows.max() >= self.num_envs or np.unique(rows).size != rows.size):
+            raise ValueError(
+                f"rows must be distinct game indices from 0 to {self.num_envs - 1}, got {rows.tolist()!r:.200}"
+            )
+        seeds = _explicit_seeds(seeds, rows.size)
+        _reset_rows(
+            self._engine_states, self._raw, self._template, rows, seeds, self.current_players, self.observations,
+            self.action_masks,
+        )
+        _seed_samplers(self._samplers, rows, seeds, np.uint64(_SAMPLER_SALT))
+        self.rewards[rows] = 0
+        self.terminated[rows] = False
+        self.truncated[rows] = False
+        return self.observations, self.action_masks, self.current_players
+
     def step(
-        self, actions: np.ndarray
+        self, actions: np.ndarray, active: np.ndarray | None = None, final_observation_for: np.ndarray | None = None
     ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
         """Apply one action per game (by its current player).
 
         Returns ``(obs, action_mask, current_player, rewards[N, P], terminated[N], truncated[N])``.
+
+        Args:
+            actions: one action per game (integers ``[N]``; ignored where ``active`` is False).
+            active: bool ``[N]``: step only these games. The others keep their state, and their entries in
+                every buffer (the returned arrays and ``final_observations``) keep the values they had.
+            final_observation_for: a seat per game (integers ``[N]``). For every stepped game that ends,
+                ``final_observations[i]`` and ``final_action_masks[i]`` then hold what seat
+                ``final_observation_for[i]`` observes of the finished game, written before it restarts (the
+                AEC env's ``observe`` of that seat at the end). Without it those buffers are not touched.
         """
         if not self._has_reset:
             raise RuntimeError(f"{self.game.env_id}: call reset() before step()")
@@ -188,23 +299,50 @@ class VectorEnv:
                 f"actions must be an integer array of shape ({self.num_envs},), got {actions.dtype} {actions.shape}"
             )
         actions = actions.astype(np.int64, copy=False)
+        if active is not None:
+            active = self._checked_active(active)
+        if final_observation_for is not None:
+            final_observation_for = self._checked_seats(final_observation_for)
         penalize = self.illegal_action == "penalize"
         if not penalize:
-            bad = _first_illegal(actions, self.action_masks)
+            bad = _first_illegal(actions, self.action_masks, active)
             if bad >= 0:
                 legal = np.flatnonzero(self.action_masks[bad]).tolist()
                 raise IllegalActionError(
                     f"{self.game.env_id}: action {int(actions[bad])} is not legal in game {bad} for "
                     f"player_{int(self.current_players[bad])}; legal actions there: {legal}"
                 )
-        _step_games(
-            self._engine_states, self._raw, self._template, actions, penalize, self.current_players, self.observations,
-            self.action_masks, self.rewards, self.terminated, self.truncated,
+        self._step_kernel(
+            self._engine_states, self._raw, self._template, actions, active, penalize, final_observation_for,
+            self.current_players, self.observations, self.action_masks, self.rewards, self.terminated,
+            self.truncated, self.final_observations, self.final_action_masks,
         )
         return (
             self.observations, self.action_masks, self.current_players, self.rewards, self.terminated,
             self.truncated,
         )
+
+    def _checked_active(self, active: Any) -> np.ndarray:
+        active = np.asarray(active)
+        if active.shape != (self.num_envs,) or active.dtype != np.bool_:
+            raise ValueError(
+                f"active must be a bool array of shape ({self.num_envs},), got {active.dtype} {active.shape}"
+            )
+        return active
+
+    def _checked_seats(self, seats: Any) -> np.ndarray:
+        seats = np.asarray(seats)
+        if seats.shape != (self.num_envs,) or not np.issubdtype(seats.dtype, np.integer):
+            raise ValueError(
+                f"final_observation_for must be an integer array of shape ({self.num_envs},), got {seats.dtype} "
+                f"{seats.shape}"
+            )
+        if seats.min() < 0 or seats.max() >= self.num_players:
+            raise ValueError(f"final_observation_for holds seats outside 0..{self.num_players - 1}")
+        if self.final_observations.shape[0] != self.num_envs:  # allocated on first use
+            self.final_observations = np.zeros_like(self.observations)
+            self.final_action_masks = np.zeros_like(self.action_masks)
+        return seats.astype(np.int64, copy=False)
 
     @property
     def states(self) -> np.recarray:
