@@ -1,9 +1,12 @@
 """Train a MaskablePPO agent on one cardenvs game against a pool of opponents (see docs/training.md).
 
-One readable file: the `Args` dataclass is the whole configuration and the command line is built from its
-fields; per-game defaults (budgets that fit a 2-core CPU in a few minutes) are each game's `training_defaults`.
+One readable file: the `Args` dataclass is the whole configuration and ``tyro`` builds the command line from its
+fields and their docstrings; per-game defaults (budgets that fit a 2-core CPU in a few minutes) are each game's
+`training_defaults`. Run it from the repository root as a module, or from anywhere by its path (it then puts the
+repository on ``sys.path`` itself):
 
     python -m training.ppo --env-id slabberjan_v0
+    python /path/to/cardenvs/training/ppo.py --env-id slabberjan_v0
     python -m training.ppo --env-id slap_v0 --total-timesteps 400000 --opponents random heuristic \\
         --self-play --snapshot-every 50000 --checkpoint-every 20000 --run-dir runs/ppo/slap
     python -m training.ppo --run-dir runs/ppo/slap --resume
@@ -35,22 +38,27 @@ import os
 # took half of a 2-core machine and made training 5x slower. Read when libgomp loads, so set before any import.
 os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
 
-import argparse
 import copy
 import dataclasses
-import itertools
 import json
 import math
 import shlex
 import sys
 import time
-import types
-import typing
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Annotated, Any, Literal
+
+if __spec__ is None:  # run by its path: the repository root holds cardenvs, agents and training
+    sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 import cardenvs
+
+try:
+    import tyro
+except ImportError:  # part of the train extra: main() says what to install
+    tyro = None
 
 
 def game_defaults() -> dict[str, dict[str, Any]]:
@@ -95,55 +103,73 @@ EXIT_USAGE = 2
 EXIT_INTERRUPTED = 130
 
 
+#: the env ids ``--env-id`` accepts (``--help`` lists them)
+EnvId = Literal[tuple(cardenvs.available_envs())]
+
+
+def _game_default(name: str, metavar: str) -> Any:
+    """The tyro marker of a field whose None means a default decided elsewhere: ``--help`` says what it is.
+
+    Args:
+        name: the field.
+        metavar: what the option takes, as ``--help`` writes it.
+    """
+    # A callable hint: the games' defaults are read only when --help (or an error message) shows them.
+    return tyro.conf.arg(metavar=metavar, help_behavior_hint=lambda _: f"(default: {default_help(name)})")
+
+
 @dataclass
 class Args:
-    """Everything a run depends on. ``None`` means the game's default (its ``training_defaults``)."""
+    """Everything a run depends on. ``None`` means the game's default (its ``training_defaults``).
 
-    env_id: str = "slabberjan_v0"
+    Each field is the ``--option`` of the same name (``_`` written ``-``) and its docstring is the option's help
+    (on one line: tyro would keep the line breaks of a docstring that goes on over indented lines).
+    """
+
+    env_id: EnvId = "slabberjan_v0"
     """the game to train on"""
-    total_timesteps: int | None = None
+    total_timesteps: Annotated[int | None, _game_default("total_timesteps", "INT")] = None
     """learner decisions to train for, in all (a resumed run counts the steps already done)"""
-    num_envs: int | None = None
+    num_envs: Annotated[int | None, _game_default("num_envs", "INT")] = None
     """games played in lockstep"""
-    n_steps: int | None = None
+    n_steps: Annotated[int | None, _game_default("n_steps", "INT")] = None
     """learner decisions per game between two updates (rollout length)"""
-    batch_size: int | None = None
+    batch_size: Annotated[int | None, _game_default("batch_size", "INT")] = None
     """minibatch size of the updates (at most --num-envs × --n-steps)"""
-    n_epochs: int | None = None
+    n_epochs: Annotated[int | None, _game_default("n_epochs", "INT")] = None
     """passes over each rollout"""
     learning_rate: float = 3e-4
     """Adam's step size"""
-    gamma: float | None = None
+    gamma: Annotated[float | None, _game_default("gamma", "FLOAT")] = None
     """discount factor per learner decision, in [0, 1] (rewards come at the end of long games)"""
     gae_lambda: float = 0.95
     """GAE's bias/variance trade-off, in [0, 1]"""
     clip_range: float = 0.2
     """PPO's policy-ratio clip"""
-    ent_coef: float | None = None
+    ent_coef: Annotated[float | None, _game_default("ent_coef", "FLOAT")] = None
     """weight of the entropy bonus (exploration)"""
-    net_arch: list[int] | None = None
+    net_arch: Annotated[list[int] | None, _game_default("net_arch", "INT [INT ...]")] = None
     """hidden layer sizes of the policy and value networks"""
-    opponents: list[str] | None = None
+    opponents: Annotated[list[str] | None, _game_default("opponents", "SPEC [SPEC ...]")] = None
     """agent specs of the opponent pool: random, heuristic, ppo:PATH"""
     self_play: bool = False
     """add frozen copies of the learner to the opponent pool as training goes"""
-    snapshot_every: int | None = None
+    snapshot_every: Annotated[int | None, _game_default("snapshot_every", "INT")] = None
     """with --self-play, learner decisions between two snapshots"""
     max_snapshots: int = 5
     """snapshots kept in the pool (the oldest leaves first)"""
-    checkpoint_every: int | None = None
+    checkpoint_every: Annotated[int | None, _game_default("checkpoint_every", "INT")] = None
     """learner decisions between two checkpoints"""
-    eval_every: int | None = None
+    eval_every: Annotated[int | None, _game_default("eval_every", "INT")] = None
     """learner decisions between two evaluations against the rule-based agent (0: never)"""
-    eval_games: int | None = None
+    eval_games: Annotated[int | None, _game_default("eval_games", "INT")] = None
     """games per periodic evaluation (0: none)"""
-    final_games: int | None = None
+    final_games: Annotated[int | None, _game_default("final_games", "INT")] = None
     """games of the final tournament, trained vs random vs heuristic (0 skips it)"""
-    run_dir: str | None = None
+    run_dir: Annotated[str | None, _game_default("run_dir", "PATH")] = None
     """where the run's arguments, checkpoints, logs and final model go"""
     resume: bool = False
-    """continue the run in --run-dir with the arguments it was started with, from its last checkpoint (or from
-    the start if it was interrupted before its first one); an error if --run-dir holds no run"""
+    """continue the run in --run-dir (an error if there is none) with its arguments, from its last checkpoint if any"""
     resume_if_present: bool = False
     """like --resume when --run-dir holds a run, otherwise start a new one"""
     seed: int = 0
@@ -168,19 +194,6 @@ def _shown(value: Any) -> str:
     return str(value)
 
 
-def _field_docs() -> dict[str, str]:
-    """Each field's docstring (the string literal under it in the class body), for --help."""
-    import ast
-    import inspect
-
-    docs: dict[str, str] = {}
-    body = ast.parse(inspect.getsource(Args)).body[0].body
-    for node, after in itertools.pairwise(body):
-        if isinstance(node, ast.AnnAssign) and isinstance(after, ast.Expr) and isinstance(after.value, ast.Constant):
-            docs[node.target.id] = " ".join(str(after.value.value).split())
-    return docs
-
-
 def default_help(name: str) -> str:
     """What --help shows as the default of field ``name``: per-game values grouped by value, or the one value."""
     per_game = game_defaults()
@@ -200,47 +213,27 @@ def default_help(name: str) -> str:
     return _shown(next(spec.default for spec in dataclasses.fields(Args) if spec.name == name))
 
 
-def build_parser(with_defaults: bool = True) -> argparse.ArgumentParser:
-    """An argparse parser with one option per `Args` field.
+def command() -> str:
+    """How this script was started: the start of the commands it prints (``python -m training.ppo``)."""
+    return f"python {shlex.quote(sys.argv[0])}" if __spec__ is None else f"python -m {__spec__.name}"
+
+
+def parse_args(argv: Sequence[str] | None = None, defaults: Args | None = None) -> Args:
+    """The command line as `Args`; a malformed one exits with tyro's message and code 2, ``--help`` with 0.
 
     Args:
-        with_defaults: False leaves options that are not given out of the parsed namespace, which then names
-            exactly the options of the command line.
+        argv: the arguments (default: ``sys.argv[1:]``).
+        defaults: the values of the options not given (default: `Args`'s own).
     """
-    parser = argparse.ArgumentParser(
-        prog="python -m training.ppo",
-        description="Train a MaskablePPO agent on a cardenvs game (see docs/training.md).",
-        epilog=(
-            "The run's arguments are stored in <run-dir>/run.json when it starts. A resumed run "
-            f"(--resume, --resume-if-present) uses them; of the options given again only "
-            f"{', '.join(_flag(name) for name in RESUME_MAY_CHANGE)} may change, the others must repeat the "
-            "stored value."
-        ),
-        argument_default=None if with_defaults else argparse.SUPPRESS,
+    description = (
+        "Train a MaskablePPO agent on a cardenvs game (see docs/training.md). Run it from the repository root as "
+        "python -m training.ppo, or from anywhere as python PATH/TO/training/ppo.py.\n\n"
+        "The run's arguments are stored in <run-dir>/run.json when it starts. A resumed run (--resume, "
+        f"--resume-if-present) uses them; of the options given again only "
+        f"{', '.join(_flag(name) for name in RESUME_MAY_CHANGE)} may change, the others must repeat the stored value."
     )
-    hints = typing.get_type_hints(Args)
-    docs = _field_docs()
-    for spec in dataclasses.fields(Args):
-        kind = hints[spec.name]
-        options: dict[str, Any] = {"default": spec.default if with_defaults else argparse.SUPPRESS}
-        if kind is bool:
-            options["action"] = argparse.BooleanOptionalAction
-        else:
-            base = kind
-            if typing.get_origin(kind) in (typing.Union, types.UnionType):  # X | None: the option takes an X
-                base = next(t for t in typing.get_args(kind) if t is not type(None))
-            if typing.get_origin(base) is list:
-                options["nargs"] = "+"
-                base = typing.get_args(base)[0]
-            options["type"] = base
-            options["metavar"] = "PATH" if spec.name == "run_dir" else base.__name__.upper()
-        if spec.name == "env_id":
-            options["choices"] = cardenvs.available_envs()
-            del options["metavar"]  # argparse shows the choices instead
-        action = parser.add_argument(_flag(spec.name), **options)
-        # Set after add_argument: some Python versions append a default of their own to a boolean option's help.
-        action.help = f"{docs[spec.name]} (default: {default_help(spec.name)})".replace("%", "%%")
-    return parser
+    return tyro.cli(Args, args=argv, prog=command(), description=description,
+                    default=Args() if defaults is None else defaults)
 
 
 def default_run_dir(env_id: str) -> Path:
@@ -332,17 +325,17 @@ def stored_args(run_dir: Path) -> dict[str, Any] | None:
     return None
 
 
-def settle(given: Args, explicit: set[str]) -> Args:
-    """The arguments of this invocation: ``given``, or the stored ones of the run it resumes.
+def settle(argv: Sequence[str] | None) -> Args:
+    """The arguments of this invocation: the command line's, or those of the run it resumes.
 
     Args:
-        given: the parsed command line (options not given hold their defaults).
-        explicit: the fields the command line names.
+        argv: the command line (default: ``sys.argv[1:]``).
 
     Raises:
         ValueError: --resume without a run, a new run over an existing one, or an option given anew that a
             resumed run cannot change.
     """
+    given = parse_args(argv)
     if given.resume and given.resume_if_present:
         raise ValueError("give either --resume or --resume-if-present, not both")
     run_dir = Path(given.run_dir) if given.run_dir is not None else default_run_dir(given.env_id)
@@ -354,14 +347,15 @@ def settle(given: Args, explicit: set[str]) -> Args:
         return dataclasses.replace(given, resume=False, resume_if_present=False)
     if not (given.resume or given.resume_if_present):
         raise ValueError(f"{run_dir} already holds a run; pass --resume to continue it or choose another --run-dir")
-    for name in sorted(explicit - set(RESUME_MAY_CHANGE) - set(RESUME_FLAGS) - {"run_dir"}):
-        if name in stored and getattr(given, name) != stored[name]:
+    # Parsed again with the stored arguments as defaults: an option that differs from them was given anew.
+    resumed = parse_args(argv, defaults=Args(**stored))
+    for name in stored.keys() - set(RESUME_MAY_CHANGE) - set(RESUME_FLAGS) - {"run_dir"}:
+        if getattr(resumed, name) != stored[name]:
             raise ValueError(
                 f"{_flag(name)} cannot change when resuming: the run in {run_dir} has {_shown(stored[name])}, "
-                f"not {_shown(getattr(given, name))}; drop the option, or start a new run in another --run-dir"
+                f"not {_shown(getattr(resumed, name))}; drop the option, or start a new run in another --run-dir"
             )
-    changed = {name: getattr(given, name) for name in RESUME_MAY_CHANGE if name in explicit}
-    return Args(**{**stored, **changed, "run_dir": str(run_dir), "resume": True, "resume_if_present": False})
+    return dataclasses.replace(resumed, run_dir=str(run_dir), resume=True, resume_if_present=False)
 
 
 def require_train_extra() -> None:
@@ -551,7 +545,7 @@ class Run:
             "num_timesteps": self.model.num_timesteps,
             "wall_seconds": round(self.wall_seconds(), 1),
             "args": dataclasses.asdict(self.args),
-            "command": "python -m training.ppo " + " ".join(_as_flags(self.args)),
+            "command": " ".join([command(), *map(shlex.quote, _as_flags(self.args))]),
             "evaluations": self.state["evaluations"],
             "versions": _versions(),
         }
@@ -640,16 +634,9 @@ def _write_json(path: Path, data: dict) -> None:
     os.replace(partial, path)
 
 
-def parse(argv: list[str] | None) -> tuple[Args, set[str]]:
-    """The command line as `Args`, and the fields it names (argparse exits with code 2 on a malformed one)."""
-    given = Args(**vars(build_parser().parse_args(argv)))
-    explicit = set(vars(build_parser(with_defaults=False).parse_args(argv)))
-    return given, explicit
-
-
 def interrupted_hint(run: Run | None, run_dir: Path) -> str:
     """What was kept of an interrupted run, and the command that continues it."""
-    again = f"python -m training.ppo --run-dir {shlex.quote(str(run_dir))} --resume"
+    again = f"{command()} --run-dir {shlex.quote(str(run_dir))} --resume"
     if (run_dir / MODEL_NAME).is_file() and run is not None and run.model.num_timesteps >= run.args.total_timesteps:
         return f"interrupted after training; {run_dir / MODEL_NAME} is saved; play its final tournament with: {again}"
     state = json.loads((run_dir / STATE_NAME).read_text()) if (run_dir / STATE_NAME).is_file() else None
@@ -658,11 +645,14 @@ def interrupted_hint(run: Run | None, run_dir: Path) -> str:
     return f"interrupted; continue from the checkpoint at step {state['num_timesteps']} with: {again}"
 
 
-def main(argv: list[str] | None = None) -> int:
+def main(argv: Sequence[str] | None = None) -> int:
     """Parse ``argv``, check every argument, train, print the final tournament; the exit code."""
-    given, explicit = parse(argv)
+    if tyro is None:
+        print(f"error: {command()} needs the 'train' extra (tyro cannot be imported); install it with: "
+              'pip install -e ".[train]"', file=sys.stderr)
+        return EXIT_FAILURE
     try:
-        args = resolve(settle(given, explicit))
+        args = resolve(settle(argv))
     except ValueError as error:
         print(f"error: {error}", file=sys.stderr)
         return EXIT_USAGE
