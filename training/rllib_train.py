@@ -1,8 +1,10 @@
 """Distributed PPO on any cardenvs game with Ray RLlib's new API stack (RLModule, Learner, EnvRunner).
 
-Run from the repository root::
+Run from the repository root as a module, or from anywhere by its path (it then puts the repository on
+``sys.path`` itself); ``tyro`` builds the command line from `RLlibTrainArgs` and its field docstrings::
 
     python -m training.rllib_train --env-id clabber_v0 --iterations 20                  # this machine
+    python /path/to/cardenvs/training/rllib_train.py --env-id clabber_v0                # from anywhere
     python -m training.rllib_train --env-id slabberjan_v0 --players 3 --policy per-seat  # a module per seat
     python -m training.rllib_train --env-id clabber_v0 --address auto --num-env-runners 32  # a Ray cluster
 
@@ -28,27 +30,30 @@ docs/rllib.md for clusters and limits.
 
 from __future__ import annotations
 
-import argparse
 import dataclasses
-import inspect
 import json
 import math
 import os
-import re
 import shlex
 import sys
-import types
 import typing
-from dataclasses import dataclass, field
+from collections.abc import Sequence
+from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Annotated, Any, Literal
+
+if __spec__ is None:  # run by its path: the repository root holds cardenvs and training
+    sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 import cardenvs
 
+try:
+    import tyro
+except ImportError:  # part of the rllib extra: main() says what to install
+    tyro = None
+
 #: the name the cardenvs env creator is registered under with ``ray.tune.registry.register_env``
 ENV_NAME = "cardenvs_pettingzoo"
-#: ``--policy`` choices
-POLICY_MODES = ("shared", "per-seat")
 #: the module id of ``--policy shared``
 SHARED_MODULE_ID = "shared"
 #: the repository root, shipped to cluster workers as the Ray job's working directory
@@ -69,57 +74,72 @@ EXIT_INTERRUPTED = 130
 RLLIB_EXTRA_HINT = 'pip install -e ".[rllib]"'
 
 
-@dataclass
-class RLlibTrainArgs:
-    """Arguments of `train` and of the command line (each field is a ``--flag`` of the same name).
+#: the env ids ``--env-id`` accepts (``--help`` lists them)
+EnvId = Literal[tuple(cardenvs.available_envs())]
+#: ``--policy`` choices
+PolicyMode = Literal["shared", "per-seat"]
+POLICY_MODES: tuple[str, ...] = typing.get_args(PolicyMode)
 
-    The fields that may be None: ``players`` (the game's default), ``address`` (start a local Ray instance),
-    ``num_cpus`` (every CPU) and ``seed`` (unseeded; from Python only).
+
+def _shown_default(text: str, metavar: str) -> Any:
+    """The tyro marker of a field whose default --help describes in words (None means more than nothing).
 
     Args:
-        env_id: the cardenvs env to train on.
-        players: number of players, for games that take a number of players.
-        policy: ``"shared"`` (one module for every seat: self-play) or ``"per-seat"`` (one module per seat).
-        iterations: training iterations (each samples ``train_batch_size`` env steps and updates on them).
-        num_env_runners: remote EnvRunner actors that sample in parallel; 0 samples in the driver process.
-        num_envs_per_env_runner: games each EnvRunner steps side by side.
-        train_batch_size: env steps sampled per iteration (per learner).
-        minibatch_size: agent steps per SGD minibatch.
-        num_epochs: passes over each iteration's batch.
-        lr: learning rate (Adam).
-        gamma: discount factor.
-        lambda_: GAE lambda.
-        entropy_coeff: weight of the entropy bonus.
-        hidden_sizes: widths of the hidden layers of the policy and of the value network.
-        address: Ray cluster to join (auto, ray://HOST:10001 or HOST:6379).
-        num_cpus: CPUs the local Ray instance may use; ignored with ``address``.
-        checkpoint_dir: directory of the checkpoint (each save replaces the previous one).
-        checkpoint_every: also save every this many iterations (0: only at the end).
-        resume: continue from the checkpoint in ``checkpoint_dir``; the game, players, policy mode and network
-            are the checkpoint's (given again, they must match), ``iterations`` counts the iterations to add.
-        seed: seed of torch, numpy and each env's first reset (later games continue the env's seed stream).
+        text: what --help shows as the default.
+        metavar: what the option takes, as ``--help`` writes it.
+    """
+    return tyro.conf.arg(metavar=metavar, help_behavior_hint=f"(default: {text})")
+
+
+@dataclass
+class RLlibTrainArgs:
+    """Arguments of `train` and of the command line: each field is the ``--option`` of the same name (``_`` written
+    ``-``, ``lambda_`` is ``--lambda``) and its docstring, on one line, is the option's help.
+
+    The fields that may be None: ``players`` (the game's default), ``address`` (start a local Ray instance),
+    ``num_cpus`` (every CPU) and ``seed`` (unseeded).
     """
 
-    env_id: str = field(default="slabberjan_v0", metadata={"choices": cardenvs.available_envs()})
-    players: int | None = field(default=None, metadata={"shown_default": "the game's"})
-    policy: str = field(default="shared", metadata={"choices": POLICY_MODES})
+    env_id: EnvId = "slabberjan_v0"
+    """the cardenvs env to train on"""
+    players: Annotated[int | None, _shown_default("the game's", "INT")] = None
+    """number of players, for games that take a number of players"""
+    policy: PolicyMode = "shared"
+    """shared (one module for every seat: self-play) or per-seat (one module per seat)"""
     iterations: int = 10
+    """training iterations (each samples --train-batch-size env steps and updates on them)"""
     num_env_runners: int = 0
+    """remote EnvRunner actors that sample in parallel; 0 samples in the driver process"""
     num_envs_per_env_runner: int = 1
+    """games each EnvRunner steps side by side"""
     train_batch_size: int = 4000
+    """env steps sampled per iteration (per learner)"""
     minibatch_size: int = 256
+    """agent steps per SGD minibatch"""
     num_epochs: int = 4
+    """passes over each iteration's batch"""
     lr: float = 3e-4
+    """learning rate (Adam)"""
     gamma: float = 0.99
-    lambda_: float = 0.95
+    """discount factor"""
+    lambda_: Annotated[float, tyro.conf.arg(name="lambda")] = 0.95
+    """GAE lambda"""
     entropy_coeff: float = 0.01
-    hidden_sizes: tuple[int, ...] = (256, 256)
-    address: str | None = field(default=None, metadata={"shown_default": "none: start a local Ray instance"})
-    num_cpus: int | None = field(default=None, metadata={"shown_default": "every CPU of this machine"})
-    checkpoint_dir: str = "runs/rllib"
+    """weight of the entropy bonus"""
+    hidden_sizes: Annotated[tuple[int, ...], tyro.conf.arg(metavar="INT [INT ...]")] = (256, 256)
+    """widths of the hidden layers of the policy and of the value network"""
+    address: Annotated[str | None, _shown_default("none: start a local Ray instance", "ADDRESS")] = None
+    """Ray cluster to join (auto, ray://HOST:10001 or HOST:6379)"""
+    num_cpus: Annotated[int | None, _shown_default("every CPU of this machine", "INT")] = None
+    """CPUs the local Ray instance may use; ignored with --address"""
+    checkpoint_dir: Annotated[str, tyro.conf.arg(metavar="PATH")] = "runs/rllib"
+    """directory of the checkpoint (each save replaces the previous one)"""
     checkpoint_every: int = 0
+    """also save every this many iterations (0: only at the end)"""
     resume: bool = False
-    seed: int | None = 0
+    """continue from the checkpoint in --checkpoint-dir (same game, players, policy, network), for --iterations more"""
+    seed: Annotated[int | None, tyro.conf.arg(metavar="INT")] = 0
+    """seed of torch, numpy and each env's first reset (later games continue the env's seed stream)"""
 
     def validate(self) -> None:
         """Raise ValueError naming what is allowed for the first bad field."""
@@ -186,95 +206,34 @@ class RLlibTrainArgs:
 
 
 # ---------------------------------------------------------------------------------------------- command line
-def _flag(name: str) -> str:
-    return "--" + name.rstrip("_").replace("_", "-")
+def command() -> str:
+    """How this script was started: the start of the commands it prints (``python -m training.rllib_train``)."""
+    return f"python {shlex.quote(sys.argv[0])}" if __spec__ is None else f"python -m {__spec__.name}"
 
 
-def _field_docs(cls: type) -> dict[str, str]:
-    """Each field's description from the ``Args:`` section of ``cls``'s docstring."""
-    docs: dict[str, str] = {}
-    current = None
-    # cleandoc: Python 3.13 dedents docstrings itself, earlier versions do not
-    for line in inspect.cleandoc(cls.__doc__ or "").split("Args:", 1)[-1].splitlines():
-        name, colon, text = line.strip().partition(": ")
-        if colon and name.isidentifier() and line.startswith(" " * 4) and not line.startswith(" " * 5):
-            current = name
-            docs[name] = text
-        elif current and line.strip():
-            docs[current] += " " + line.strip()
-    return docs
-
-
-def _shown(value: Any) -> str:
-    """A default as it is written on the command line."""
-    if isinstance(value, bool):
-        return "on" if value else "off"
-    if isinstance(value, (list, tuple)):
-        return " ".join(map(str, value))
-    return str(value)
-
-
-def _help_text(text: str, names: set[str]) -> str:
-    """A docstring description for --help: ``field`` becomes its --flag, other literals lose their backticks."""
-    return re.sub(r"``([^`]+)``", lambda match: _flag(match[1]) if match[1] in names else match[1], text)
-
-
-def build_parser(cls: type = RLlibTrainArgs, with_defaults: bool = True) -> argparse.ArgumentParser:
-    """An argparse parser with one ``--flag`` per field of the dataclass ``cls``, help from its docstring.
-
-    Args:
-        cls: a dataclass whose fields are ``bool``, ``int``, ``float``, ``str``, ``tuple[int, ...]`` or ``X | None``;
-            a field's ``shown_default`` metadata is the default --help shows (for defaults such as None).
-        with_defaults: False leaves options that are not given out of the parsed namespace, which then names
-            exactly the options of the command line.
-    """
-    parser = argparse.ArgumentParser(
-        prog="python -m training.rllib_train",
-        description=(sys.modules[__name__].__doc__ or "").split("\n\n")[0],
-    )
-    hints = typing.get_type_hints(cls)
-    docs = _field_docs(cls)
-    names = {spec.name for spec in dataclasses.fields(cls)}
-    for spec in dataclasses.fields(cls):
-        kind = hints[spec.name]
-        if isinstance(kind, types.UnionType):  # ``X | None``
-            kind = next(arg for arg in typing.get_args(kind) if arg is not type(None))
-        default = spec.default if with_defaults else argparse.SUPPRESS
-        options: dict[str, Any] = {"default": default, "metavar": spec.name.rstrip("_").upper()}
-        if kind is bool:
-            options.update(action=argparse.BooleanOptionalAction, metavar=None)
-        elif typing.get_origin(kind) is tuple:
-            options.update(type=typing.get_args(kind)[0], nargs="+")
-        else:
-            options["type"] = kind
-        if "choices" in spec.metadata:
-            options["choices"] = spec.metadata["choices"]
-            del options["metavar"]  # argparse then shows the choices
-        action = parser.add_argument(_flag(spec.name), dest=spec.name, **options)
-        # Set after add_argument: some Python versions append a default of their own to a boolean option's help.
-        shown = spec.metadata.get("shown_default", _shown(spec.default))
-        text = _help_text(docs.get(spec.name, ""), names).rstrip(".")
-        action.help = f"{text} (default: {shown})".replace("%", "%%")
-    return parser
-
-
-def parse_args(argv: list[str] | None = None) -> RLlibTrainArgs:
-    """The command line as `RLlibTrainArgs` (argparse exits with a message on malformed flags).
+def parse_args(argv: Sequence[str] | None = None) -> RLlibTrainArgs:
+    """The command line as `RLlibTrainArgs` (a malformed one exits with tyro's message and code 2).
 
     With ``--resume``, the game, players, policy mode and network not given on the command line are those of the
     checkpoint in ``--checkpoint-dir`` (when it has the arguments file).
     """
-    values = vars(build_parser().parse_args(argv))
-    values["hidden_sizes"] = tuple(values["hidden_sizes"])
-    args = RLlibTrainArgs(**values)
+    description = (sys.modules[__name__].__doc__ or "").split("\n\n")[0] + (
+        " Run it from the repository root as python -m training.rllib_train, or from anywhere as "
+        "python PATH/TO/training/rllib_train.py."
+    )
+
+    def cli(defaults: RLlibTrainArgs) -> RLlibTrainArgs:
+        return tyro.cli(RLlibTrainArgs, args=argv, prog=command(), description=description, default=defaults)
+
+    args = cli(RLlibTrainArgs())
     saved_path = Path(args.checkpoint_dir) / ARGS_FILE
     if args.resume and saved_path.is_file():
-        explicit = set(vars(build_parser(with_defaults=False).parse_args(argv)))
         saved = json.loads(saved_path.read_text())
-        taken = {name: saved[name] for name in MODEL_DEFINING_FIELDS if name not in explicit and name in saved}
+        taken = {name: saved[name] for name in MODEL_DEFINING_FIELDS if name in saved}
         if "hidden_sizes" in taken:
             taken["hidden_sizes"] = tuple(taken["hidden_sizes"])
-        args = dataclasses.replace(args, **taken)
+        # Parsed again with the checkpoint's values as defaults: the options given still win.
+        args = cli(dataclasses.replace(RLlibTrainArgs(), **taken))
     return args
 
 
@@ -443,13 +402,17 @@ def interrupted_hint(args: RLlibTrainArgs, iteration_before: int | None) -> str:
     done_now = saved - ((iteration_before or 0) if args.resume else 0)
     remaining = max(args.iterations - done_now, 1)
     return (
-        f"interrupted; continue from the checkpoint of iteration {saved} with: python -m training.rllib_train "
+        f"interrupted; continue from the checkpoint of iteration {saved} with: {command()} "
         f"--resume --checkpoint-dir {shlex.quote(str(checkpoint_dir))} --iterations {remaining}"
     )
 
 
-def main(argv: list[str] | None = None) -> int:
+def main(argv: Sequence[str] | None = None) -> int:
     """The command line; returns the exit code (2 for arguments that are not allowed)."""
+    if tyro is None:
+        print(f"rllib_train: needs the 'rllib' extra (tyro cannot be imported); install it with: {RLLIB_EXTRA_HINT}",
+              file=sys.stderr)
+        return EXIT_FAILURE
     args = parse_args(argv)
     try:
         args.validate()
