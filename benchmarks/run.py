@@ -29,7 +29,6 @@ It prints a markdown table and writes every number to JSON (``--json``, default
 
 from __future__ import annotations
 
-import argparse
 import dataclasses
 import datetime
 import importlib
@@ -41,14 +40,15 @@ import sys
 import tempfile
 import time
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from functools import partial
 from pathlib import Path
 from types import ModuleType
-from typing import Any
+from typing import Annotated, Any, NoReturn
 
 import numba
 import numpy as np
+import tyro
 from gymnasium import spaces
 from pettingzoo import AECEnv
 
@@ -63,77 +63,72 @@ TARGET_WARM_S = 2.0  #: first creation with a warm numba cache
 PEER_PZ = ("texas_holdem_v4", "leduc_holdem_v4")
 PEER_OPENSPIEL = ("leduc_poker", "kuhn_poker", "hearts")
 PEER_PGX = ("leduc_holdem",)
+EXIT_USAGE = 2
 
 
-def _flag(help_text: str, **argparse_kwargs: Any) -> dict[str, Any]:
-    """Field metadata: the ``--flag``'s help and any extra ``add_argument`` settings."""
-    return {"help": help_text, **argparse_kwargs}
+def _shown_default(text: str, metavar: str) -> Any:
+    """The tyro marker of a field whose default --help describes in words (None means more than nothing).
+
+    Args:
+        text: what --help shows as the default.
+        metavar: what the option takes, as ``--help`` writes it.
+    """
+    return tyro.conf.arg(metavar=metavar, help_behavior_hint=f"(default: {text})")
 
 
 @dataclass
 class Options:
-    """Everything the benchmark can be told; each field is the ``--flag`` of the same name (``_`` → ``-``)."""
+    """Everything the benchmark can be told: each field is the ``--option`` of the same name (``_`` written ``-``)
+    and its docstring, on one line, is the option's help.
+    """
 
-    envs: list[str] | None = field(
-        default=None, metadata=_flag("env ids to benchmark (default: every registered env)", nargs="+")
-    )
-    seconds: float = field(default=3.0, metadata=_flag("seconds per measurement (after warm-up)", type=float))
-    warmup: float = field(
-        default=0.5,
-        metadata=_flag("warm-up seconds before each measurement (after any compilation)", type=float),
-    )
-    num_envs: int = field(default=4096, metadata=_flag("games per batched env (and per Pgx batch)", type=int))
-    params_json: str | None = field(
-        default=None,
-        metadata=_flag(
-            "game parameters, JSON text or a JSON file: {env_id: {param: value}} per env, or one "
-            "{param: value} object for every selected env (default: each game's defaults)"
-        ),
-    )
-    example_params: bool = field(
-        default=False, metadata=_flag("also benchmark every parameter set in each game's example_params")
-    )
-    numba_threads: int | None = field(
-        default=None, metadata=_flag("numba threads for the batched envs (default: numba's own)", type=int)
-    )
-    seed: int = field(default=0, metadata=_flag("seed of the games and of the random policy", type=int))
-    skip_compile_timing: bool = field(
-        default=False, metadata=_flag("skip the cold/warm first-creation timings (fresh interpreters)")
-    )
-    compile_timeout: float = field(
-        default=600.0, metadata=_flag("seconds before a first-creation subprocess is abandoned", type=float)
-    )
-    skip_peers: bool = field(
-        default=False, metadata=_flag("skip the peer libraries (PettingZoo classic, OpenSpiel, Pgx)")
-    )
-    quick: bool = field(
-        default=False,
-        metadata=_flag("smoke run: 1 s per measurement, 0.2 s warm-up, 256 games (overrides those)"),
-    )
-    json: Path = field(
-        default=DEFAULT_JSON,
-        metadata=_flag("where to write every number as JSON (directory created)", type=Path),
-    )
-    markdown: Path | None = field(default=None, metadata=_flag("also write the table here", type=Path))
+    envs: Annotated[list[str] | None, _shown_default("every registered env", "ENV_ID [ENV_ID ...]")] = None
+    """env ids to benchmark"""
+    seconds: float = 3.0
+    """seconds per measurement (after warm-up)"""
+    warmup: float = 0.5
+    """warm-up seconds before each measurement (after any compilation)"""
+    num_envs: int = 4096
+    """games per batched env (and per Pgx batch)"""
+    params_json: Annotated[str | None, _shown_default("each game's defaults", "JSON")] = None
+    """game parameters, JSON text or a JSON file: {env_id: {param: value}} per env, or one {param: value} for all"""
+    example_params: bool = False
+    """also benchmark every parameter set in each game's example_params"""
+    numba_threads: Annotated[int | None, _shown_default("numba's own", "INT")] = None
+    """numba threads for the batched envs"""
+    seed: int = 0
+    """seed of the games and of the random policy"""
+    skip_compile_timing: bool = False
+    """skip the cold/warm first-creation timings (fresh interpreters)"""
+    compile_timeout: float = 600.0
+    """seconds before a first-creation subprocess is abandoned"""
+    skip_peers: bool = False
+    """skip the peer libraries (PettingZoo classic, OpenSpiel, Pgx)"""
+    quick: bool = False
+    """smoke run: 1 s per measurement, 0.2 s warm-up, 256 games (overrides those)"""
+    json: Annotated[Path, tyro.conf.arg(metavar="PATH")] = DEFAULT_JSON
+    """where to write every number as JSON (directory created)"""
+    markdown: Annotated[Path | None, _shown_default("none", "PATH")] = None
+    """also write the table here"""
+
+
+def usage_error(message: str) -> NoReturn:
+    """End the script as a malformed command line does: the message on one line, exit code 2."""
+    print(f"{Path(sys.argv[0]).name}: error: {message}", file=sys.stderr)
+    sys.exit(EXIT_USAGE)
 
 
 def parse_args(argv: Sequence[str] | None = None) -> Options:
-    """Options from the command line, one ``--flag`` per :class:`Options` field."""
-    parser = argparse.ArgumentParser(
-        description=(__doc__ or "").split("\n\n")[0], formatter_class=argparse.ArgumentDefaultsHelpFormatter
-    )
-    for f in dataclasses.fields(Options):
-        kwargs = dict(f.metadata)
-        if isinstance(f.default, bool):
-            kwargs["action"] = "store_true"
-        parser.add_argument("--" + f.name.replace("_", "-"), dest=f.name, default=f.default, **kwargs)
-    opts = Options(**vars(parser.parse_args(argv)))
+    """Options from the command line (tyro: one ``--option`` per `Options` field), checked."""
+    # FlagCreatePairsOff: a switch is one --flag (no --no-flag twin), as every switch here defaults to off.
+    opts = tyro.cli(Options, args=argv, description=(__doc__ or "").split("\n\n")[0],
+                    config=(tyro.conf.FlagCreatePairsOff,))
     if opts.quick:
         opts.seconds, opts.warmup, opts.num_envs = 1.0, 0.2, 256
-    if opts.seconds <= 0 or opts.warmup < 0 or opts.num_envs < 1:
-        parser.error("--seconds must be > 0, --warmup >= 0 and --num-envs >= 1")
+    if not (opts.seconds > 0 and opts.warmup >= 0 and opts.num_envs >= 1):  # NaN fails too
+        usage_error("--seconds must be > 0, --warmup >= 0 and --num-envs >= 1")
     if opts.numba_threads is not None and not 1 <= opts.numba_threads <= numba.config.NUMBA_NUM_THREADS:
-        parser.error(f"--numba-threads must be from 1 to {numba.config.NUMBA_NUM_THREADS}")
+        usage_error(f"--numba-threads must be from 1 to {numba.config.NUMBA_NUM_THREADS}")
     return opts
 
 
