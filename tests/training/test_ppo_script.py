@@ -1,5 +1,6 @@
 """training/ppo.py end to end (a few hundred steps), checkpoint + resume, and PolicyAgent on its checkpoints."""
 
+import dataclasses
 import json
 import os
 import subprocess
@@ -89,8 +90,7 @@ def test_resume_continues_from_the_checkpoint_to_the_same_total(tmp_path):
     # Without --resume an existing run is never overwritten.
     assert ppo.main(first) == ppo.EXIT_USAGE
 
-    args = ppo.resolve(ppo.Args(**{**vars(ppo.build_parser().parse_args(first)), "resume": True,
-                                   "total_timesteps": 256}))
+    args = ppo.resolve(dataclasses.replace(ppo.parse_args(first), resume=True, total_timesteps=256))
     run = ppo.Run(args)
     assert run.resumed and run.model.num_timesteps == 128
     for name, value in saved.state_dict().items():
@@ -263,50 +263,23 @@ def test_resume_needs_a_run_and_resume_if_present_starts_one(tmp_path, capsys):
     assert "(resumed at 64)" in capsys.readouterr().out
 
 
-#: Sphinx roles and literals that mean nothing on a terminal
-SPHINX_MARKUP = ("``", ":mod:", ":data:", ":class:", ":meth:", ":func:", ":attr:")
+def test_a_malformed_value_exits_with_code_2_without_a_traceback(tmp_path):
+    done = run_python("-m", "training.ppo", "--total-timesteps", "many", "--run-dir", str(tmp_path / "run"))
+    assert done.returncode == 2 and "Traceback" not in done.stderr
+    assert "--total-timesteps" in done.stderr
+    assert not (tmp_path / "run").exists()
 
 
-def help_entries(text: str) -> dict[str, str]:
-    """Each option's entry of an argparse --help text, by its first flag."""
-    entries: dict[str, str] = {}
-    flag = None
-    for line in text.split("options:", 1)[1].splitlines():
-        if line.startswith("  -"):
-            flag = line.split()[0].rstrip(",")
-            entries[flag] = line
-        elif flag and line.startswith(" " * 3):
-            entries[flag] += " " + line.strip()
-        else:
-            flag = None
-    return entries
-
-
-@pytest.mark.parametrize("module", ["training.ppo", "training.rllib_train"])
-def test_help_shows_every_default_once_without_markup(module):
-    shown = run_python("-m", module, "--help")
-    assert shown.returncode == 0, shown.stderr
-    assert "(default: None)" not in shown.stdout
-    assert not [markup for markup in SPHINX_MARKUP if markup in shown.stdout]
-    entries = help_entries(shown.stdout)
-    assert len(entries) > 10
-    for flag, entry in entries.items():
-        if flag != "-h":
-            assert " ".join(entry.split()).count("(default:") == 1, entry
-
-
-def test_help_shows_the_per_game_defaults():
-    text = " ".join(ppo.build_parser().format_help().split())
-    assert ("(default: per game: 300000 for slabberjan_v0; 500000 for clabber_v0, stabby_jack_v0, gin_slaughtre_v0; "
-            "150000 for slap_v0)") in text
-    assert "(default: random heuristic)" in text and "(default: runs/ppo/<env-id>)" in text
-
-
-def test_every_option_is_documented():
-    parser = ppo.build_parser()
-    for action in parser._actions:
-        if action.dest != "help":
-            assert action.help, f"--{action.dest} has no help"
+def test_options_given_again_on_resume_must_repeat_the_stored_value(tmp_path, capsys):
+    run_dir = tmp_path / "run"
+    ppo.write_run_args(ppo.resolve(ppo.parse_args([*TINY_RUN, "--run-dir", str(run_dir)])))
+    stored = ["--run-dir", str(run_dir), "--resume"]
+    # the stored values fill the options not given; the same value given again is no change
+    args = ppo.settle([*stored, "--net-arch", "16", "--total-timesteps", "128", "--no-progress-bar"])
+    assert (args.net_arch, args.n_steps, args.total_timesteps, args.resume) == ([16], 16, 128, True)
+    for option, value in (["--net-arch", "32"], ["--env-id", "clabber_v0"], ["--self-play", None]):
+        with pytest.raises(ValueError, match=f"{option} cannot change when resuming"):
+            ppo.settle([*stored, option] + ([value] if value else []))
 
 
 CHECKPOINTS = sorted((ppo.Path(__file__).resolve().parents[2] / "training" / "checkpoints").glob("*.zip"))

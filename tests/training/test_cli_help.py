@@ -1,0 +1,135 @@
+"""The command lines of the training scripts and the benchmark: tyro builds them from one dataclass each.
+
+Every option's help is its field's docstring, every default is shown once (the game's, where the game decides),
+and each script runs by its path from any directory.
+"""
+
+import ast
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from training import ppo
+
+REPO_ROOT = Path(__file__).resolve().parents[2]
+#: each script, and the dataclass its command line is built from
+SCRIPTS = {
+    "training/ppo.py": "Args",
+    "training/rllib_train.py": "RLlibTrainArgs",
+    "benchmarks/run.py": "Options",
+}
+#: Sphinx roles and literals that mean nothing on a terminal
+SPHINX_MARKUP = ("``", ":mod:", ":data:", ":class:", ":meth:", ":func:", ":attr:")
+#: the characters of the box tyro draws around the options
+BOX_EDGES = "│|"
+
+
+def run_script(script: str, *argv: str, cwd: Path = REPO_ROOT, as_module: bool = True,
+               pythonpath: str | None = None) -> subprocess.CompletedProcess:
+    """``python -m`` the script (a path under the repository root), or ``python PATH`` it with ``as_module=False``."""
+    target = ["-m", script.removesuffix(".py").replace("/", ".")] if as_module else [str(REPO_ROOT / script)]
+    environ = {key: value for key, value in os.environ.items() if key != "PYTHONPATH"}
+    if pythonpath is not None:
+        environ["PYTHONPATH"] = pythonpath
+    return subprocess.run([sys.executable, *target, *argv], cwd=cwd, capture_output=True, text=True, timeout=300,
+                          env={**environ, "COLUMNS": "100"})
+
+
+def help_entries(text: str) -> dict[str, str]:
+    """Each option's entry of a tyro --help text, by its first flag, on one line."""
+    entries: dict[str, str] = {}
+    flag = None
+    for line in text.splitlines():
+        inner = line.strip().strip(BOX_EDGES).rstrip()
+        if inner.startswith(" -"):
+            flag = inner.split()[0].rstrip(",")
+            entries[flag] = inner.strip()
+        elif flag and inner.startswith(" " * 3):
+            entries[flag] += " " + inner.strip()
+        else:
+            flag = None
+    return entries
+
+
+def help_words(text: str) -> str:
+    """A --help text without its box, its words separated by single spaces."""
+    return " ".join(text.translate(str.maketrans(BOX_EDGES, " " * len(BOX_EDGES))).split())
+
+
+def field_docs(script: str) -> dict[str, str]:
+    """The fields of the script's dataclass and their docstrings (the string under each field), one-spaced."""
+    tree = ast.parse((REPO_ROOT / script).read_text())
+    [cls] = [node for node in tree.body if isinstance(node, ast.ClassDef) and node.name == SCRIPTS[script]]
+    docs = {}
+    for node, after in zip(cls.body, [*cls.body[1:], None], strict=True):
+        if isinstance(node, ast.AnnAssign):
+            documented = isinstance(after, ast.Expr) and isinstance(after.value, ast.Constant)
+            docs[node.target.id] = " ".join(after.value.value.split()) if documented else ""
+    return docs
+
+
+def flag_of(field: str) -> str:
+    return "--" + field.rstrip("_").replace("_", "-")
+
+
+@pytest.fixture(scope="module", params=list(SCRIPTS))
+def script_help(request) -> tuple[str, str]:
+    shown = run_script(request.param, "--help")
+    assert shown.returncode == 0, shown.stderr
+    return request.param, shown.stdout
+
+
+def test_help_shows_every_default_once_without_markup(script_help):
+    _, text = script_help
+    assert "(default: None)" not in text
+    assert not [markup for markup in SPHINX_MARKUP if markup in text]
+    entries = help_entries(text)
+    assert len(entries) > 10
+    for flag, entry in entries.items():
+        if flag != "-h":
+            assert entry.count("(default:") == 1, entry
+
+
+def test_every_option_is_a_documented_field(script_help):
+    script, text = script_help
+    entries = help_entries(text)
+    docs = field_docs(script)
+    assert {flag_of(name) for name in docs} == set(entries) - {"-h"}
+    for name, doc in docs.items():
+        assert doc, f"{script}: {name} has no docstring"
+        assert f" {doc} (default:" in entries[flag_of(name)], (doc, entries[flag_of(name)])
+
+
+def test_ppo_help_shows_the_per_game_defaults(capsys):
+    with pytest.raises(SystemExit) as exit_info:
+        ppo.parse_args(["--help"])
+    assert exit_info.value.code == 0
+    text = help_words(capsys.readouterr().out)
+    assert ("(default: per game: 300000 for slabberjan_v0; 500000 for clabber_v0, stabby_jack_v0, gin_slaughtre_v0; "
+            "150000 for slap_v0)") in text
+    assert "(default: random heuristic)" in text and "(default: runs/ppo/<env-id>)" in text
+
+
+@pytest.mark.parametrize("script", list(SCRIPTS))
+def test_each_script_runs_by_its_path_from_another_directory(script, tmp_path):
+    shown = run_script(script, "--help", cwd=tmp_path, as_module=False)
+    assert shown.returncode == 0, shown.stderr
+    assert f"{REPO_ROOT / script} [-h]" in shown.stdout.splitlines()[0]
+
+
+def test_ppo_by_its_path_checks_its_arguments_with_the_repository_s_agents(tmp_path):
+    done = run_script("training/ppo.py", "--opponents", "nobody", "--run-dir", str(tmp_path / "run"), cwd=tmp_path,
+                      as_module=False)
+    assert done.returncode == ppo.EXIT_USAGE
+    assert done.stderr.startswith("error: ") and "unknown agent 'nobody'" in done.stderr
+    assert done.stderr.count("\n") == 1 and not (tmp_path / "run").exists()
+
+
+@pytest.mark.parametrize("script", ["training/ppo.py", "training/rllib_train.py"])
+def test_the_training_modules_run_from_another_directory_with_the_repository_on_pythonpath(script, tmp_path):
+    shown = run_script(script, "--help", cwd=tmp_path, pythonpath=str(REPO_ROOT))
+    assert shown.returncode == 0, shown.stderr
+    assert "usage: python -m training." in shown.stdout
