@@ -1,15 +1,16 @@
 """The fast training path: a stable-baselines3 ``VecEnv`` of N learner games over the batched env.
 
-:class:`LearnerVecEnv` runs ``num_envs`` games of one cardenvs game in lockstep with the compiled kernels of
-:mod:`cardenvs.core.vector`. Each game has one learner seat (drawn per game unless fixed) and opponents drawn from
-an :class:`~cardenvs.learning.OpponentPool`, exactly as in :class:`~cardenvs.learning.SingleAgentEnv`; the two
-agree game for game for the same seeds and deterministic opponents.
+:class:`LearnerVecEnv` runs ``num_envs`` games of one cardenvs game in lockstep on the batched env
+(:class:`cardenvs.core.vector.VectorEnv`). Each game has one learner seat (drawn per game unless fixed) and
+opponents drawn from an :class:`~cardenvs.learning.OpponentPool`, exactly as in
+:class:`~cardenvs.learning.SingleAgentEnv`; the two agree game for game for the same seeds and deterministic
+opponents.
 
 One ``step(actions)``:
 
 1. applies the learner's action in every game;
-2. while some games wait on an opponent, steps only those games, each opponent agent acting once per step on
-   all the rows it owns (``Agent.act_batch``);
+2. while some games wait on an opponent, steps only those games (``VectorEnv.step``'s ``active``), each opponent
+   agent acting once per step on all the rows it owns (:func:`agents.base.act_on_rows`);
 3. returns, per game, the learner's own next observation, the learner's own reward summed over the whole step
    (its action and every opponent move after it), and ``done``.
 
@@ -28,89 +29,14 @@ from typing import Any
 
 import numpy as np
 from gymnasium import spaces
-from numba import njit
 from stable_baselines3.common.vec_env.base_vec_env import VecEnv, VecEnvIndices, VecEnvStepReturn
 
 import cardenvs
-from agents.base import Agent
-from cardenvs.core.dispatch import engine_observe, engine_penalize, engine_reset, engine_step
-from cardenvs.core.errors import IllegalActionError
-from cardenvs.core.rng import game_seed, next_u64
+from agents.base import Agent, act_on_rows
+from cardenvs.core.rng import game_seed
 from cardenvs.core.vector import VectorEnv
 from cardenvs.learning.opponents import OpponentPool, as_pool, check_learner_seat, draw_seating
 from cardenvs.learning.single_agent import MAX_SKIPPED_GAMES
-
-# `over` codes written by the kernel: the game goes on, ended by the rules, or was cut short.
-_GOES_ON, _TERMINATED, _TRUNCATED = 0, 1, 2
-
-
-@njit(cache=True)
-def _step_rows(
-    states, raw, template, actions, active, penalize_illegal, learner_seats, players, obs, masks, learner_rewards,
-    over, terminal_obs, scratch_masks,
-):
-    """Step only the games with ``active[i]``; the others keep their state and buffers untouched.
-
-    Serial on purpose: training batches are tens of games, where waking numba's thread pool costs more than
-    stepping them (about 0.7 ms against 0.03 ms for 16 games).
-
-    Writes, for the stepped games, the learner seat's reward of this step, the ``over`` code and, when the game
-    ended, the learner's view of the final state to ``terminal_obs[i]`` before the game restarts.
-    """
-    num_actions = masks.shape[1]
-    for i in range(states.shape[0]):
-        learner_rewards[i] = 0.0
-        over[i] = _GOES_ON
-        if not active[i]:
-            continue
-        state = states[i]
-        action = actions[i]
-        if 0 <= action < num_actions and masks[i, action] != 0:
-            engine_step(state, action)
-        elif penalize_illegal:
-            engine_penalize(state, state.current_player)
-        learner_rewards[i] = state.rewards[learner_seats[i]]
-        if state.terminated or state.truncated:
-            over[i] = _TERMINATED if state.terminated else _TRUNCATED
-            engine_observe(state, learner_seats[i], terminal_obs[i], scratch_masks[i])
-            next_seed = next_u64(state)
-            raw[i, :] = template
-            state = states[i]
-            engine_reset(state, next_seed)
-        players[i] = state.current_player
-        engine_observe(state, state.current_player, obs[i], masks[i])
-
-
-class _RowSteppingVectorEnv(VectorEnv):
-    """The batched env plus a step of a chosen subset of its games (the others wait)."""
-
-    def __init__(self, env_id: str, num_envs: int, illegal_action: str, **params: Any):
-        super().__init__(cardenvs.get_game(env_id), num_envs, illegal_action=illegal_action, **params)
-        self.learner_rewards = np.zeros(self.num_envs, np.float32)
-        self.over = np.zeros(self.num_envs, np.int8)
-        self.terminal_observations = np.zeros_like(self.observations)
-        self._scratch_masks = np.zeros_like(self.action_masks)
-
-    def step_rows(self, actions: np.ndarray, active: np.ndarray, learner_seats: np.ndarray) -> None:
-        """Step the games where ``active`` is True with ``actions``; results land in the env's buffers."""
-        penalize = self.illegal_action == "penalize"
-        if not penalize:
-            rows = np.flatnonzero(active)
-            chosen = actions[rows]
-            legal = (chosen >= 0) & (chosen < self.num_actions)
-            legal[legal] = self.action_masks[rows[legal], chosen[legal]] > 0
-            if not legal.all():
-                bad = int(rows[np.argmin(legal)])
-                raise IllegalActionError(
-                    f"{self.game.env_id}: action {int(actions[bad])} is not legal in game {bad} for "
-                    f"player_{int(self.current_players[bad])}; legal actions there: "
-                    f"{np.flatnonzero(self.action_masks[bad]).tolist()}"
-                )
-        _step_rows(
-            self._engine_states, self._raw, self._template, actions, active, penalize, learner_seats,
-            self.current_players, self.observations, self.action_masks, self.learner_rewards, self.over,
-            self.terminal_observations, self._scratch_masks,
-        )
 
 
 class LearnerVecEnv(VecEnv):
@@ -139,7 +65,7 @@ class LearnerVecEnv(VecEnv):
     ):
         self.env_id = env_id
         self.params = dict(params or {})
-        self.games = _RowSteppingVectorEnv(env_id, num_envs, illegal_action, **self.params)
+        self.games = VectorEnv(cardenvs.get_game(env_id), num_envs, illegal_action=illegal_action, **self.params)
         self.pool = as_pool(opponents)
         self.num_players = self.games.num_players
         check_learner_seat(learner_seat, self.num_players)
@@ -156,6 +82,8 @@ class LearnerVecEnv(VecEnv):
         self._seat_rngs: list[np.random.Generator] = [np.random.default_rng(0)] * n
         self._next_seed = seed
         self._actions = np.zeros(n, np.int64)
+        self._opponent_actions = np.zeros(n, np.int64)
+        self._rows = np.arange(n)
         self._episode_started = False
         observation_space = spaces.Box(self.layout.low(), self.layout.high(), dtype=np.float32)
         super().__init__(n, observation_space, spaces.Discrete(self.num_actions))
@@ -195,10 +123,10 @@ class LearnerVecEnv(VecEnv):
         games = self.games
         n = self.num_envs
         infos: list[dict[str, Any]] = [{} for _ in range(n)]
-        games.step_rows(self._actions, np.ones(n, bool), self.learner_seats)
-        rewards = games.learner_rewards.copy()
+        games.step(self._actions, final_observation_for=self.learner_seats)
+        rewards = games.rewards[self._rows, self.learner_seats]  # a fresh array
         dones = np.zeros(n, bool)
-        self._finish_games(dones, infos)
+        self._finish_games(np.ones(n, bool), dones, infos)
         self._play_opponents(rewards, dones, infos)
         for i, info in enumerate(infos):
             info["learner_seat"] = int(self.learner_seats[i])
@@ -256,18 +184,19 @@ class LearnerVecEnv(VecEnv):
         self._slots = [self._slots[s] for s in used]
         self._slot_of = {id(agent): s for s, agent in enumerate(self._slots)}
 
-    def _finish_games(self, dones: np.ndarray, infos: list[dict[str, Any]]) -> np.ndarray:
-        """Handle games that ended in the last ``step_rows``: the first end of a row ends its learner episode.
+    def _finish_games(self, stepped: np.ndarray, dones: np.ndarray, infos: list[dict[str, Any]]) -> np.ndarray:
+        """Handle games that ended in the last step of the ``stepped`` games: a row's first end ends its learner
+        episode.
 
         Returns the rows that ended (their next game is seated here).
         """
         games = self.games
-        ended = games.over != _GOES_ON
+        ended = stepped & (games.terminated | games.truncated)
         if not ended.any():
             return ended
         for i in np.flatnonzero(ended & ~dones):
-            infos[i]["terminal_observation"] = games.terminal_observations[i].copy()
-            infos[i]["TimeLimit.truncated"] = bool(games.over[i] == _TRUNCATED)
+            infos[i]["terminal_observation"] = games.final_observations[i].copy()
+            infos[i]["TimeLimit.truncated"] = bool(games.truncated[i] and not games.terminated[i])
         dones |= ended
         self._seat_games(ended)
         return ended
@@ -279,24 +208,24 @@ class LearnerVecEnv(VecEnv):
         that ends before its learner's first decision is skipped (it has no learner transition).
         """
         games = self.games
-        rows = np.arange(self.num_envs)
         skipped = np.zeros(self.num_envs, np.int64)
         while True:
             waiting = games.current_players != self.learner_seats
             if not waiting.any():
                 return
-            slots = self.seat_slots[rows, games.current_players]
-            actions = np.zeros(self.num_envs, np.int64)
-            for slot in np.unique(slots[waiting]):
-                mine = waiting & (slots == slot)
-                actions[mine] = self._slots[slot].act_batch(games.observations[mine], games.action_masks[mine])
-            games.step_rows(actions, waiting, self.learner_seats)
-            rewards += np.where(dones, 0.0, games.learner_rewards).astype(np.float32)
-            restarted = (games.over != _GOES_ON) & dones  # a second game ended in this step: no learner move
-            skipped += restarted
+            act_on_rows(
+                self._slots, self.seat_slots, games.observations, games.action_masks, games.current_players,
+                self._opponent_actions, rows=waiting,
+            )
+            games.step(self._opponent_actions, active=waiting, final_observation_for=self.learner_seats)
+            # Rows that were not stepped keep the rewards of their last step: only the stepped ones count.
+            rewards += np.where(waiting & ~dones, games.rewards[self._rows, self.learner_seats], 0.0).astype(
+                np.float32
+            )
+            skipped += waiting & dones & (games.terminated | games.truncated)  # no learner move in that game
             if skipped.max(initial=0) > MAX_SKIPPED_GAMES:
                 raise RuntimeError(f"{self.env_id}: {MAX_SKIPPED_GAMES} games in a row ended before the learner acted")
-            self._finish_games(dones, infos)
+            self._finish_games(waiting, dones, infos)
 
     def _indices(self, indices: VecEnvIndices) -> range | Sequence[int]:
         if indices is None:
