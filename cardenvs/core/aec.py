@@ -19,8 +19,10 @@ from pettingzoo import AECEnv
 
 from cardenvs.core.errors import IllegalActionError
 from cardenvs.core.game import NO_PLAYER, Game, new_states
+from cardenvs.core.global_state import state_layout, state_space
 from cardenvs.core.rng import checked_seed
 from cardenvs.core.single import (
+    encode_game_state,
     engine_view,
     entry_point,
     observe_game,
@@ -83,6 +85,10 @@ class CardEnv(AECEnv):
         )
         self.observation_spaces = {a: obs_space for a in self.possible_agents}
         self.action_spaces = {a: spaces.Discrete(self.num_actions) for a in self.possible_agents}
+        if game.state_layout is not None and game.encode_state is not None:
+            #: the named blocks of :meth:`state` (its index table is in the game's docs/rules page)
+            self.state_layout = state_layout(game, self.params)
+            self.state_space = state_space(self.state_layout)
         self._states, self._template = new_states(game, self.params, 1)
         self._obs = np.zeros(self.layout.size, np.float32)
         self._scratch_mask = np.zeros(self.num_actions, np.int8)
@@ -146,6 +152,23 @@ class CardEnv(AECEnv):
             self._check_reset("observe")
         self._observe_game(self._engine_states, self._agent_index[agent], self._obs, self._scratch_mask)
         return {"observation": self._obs.copy(), "action_mask": self._scratch_mask.copy()}
+
+    def state(self) -> np.ndarray:
+        """The global state: everything on the table and in every hand, as a float32 vector (a new array).
+
+        For centralised critics; no seat's observation contains it. Its blocks are ``self.state_layout``
+        (``state_layout.split(state)`` names them), documented under "Global state" in the game's rules page.
+        Reading it draws no randomness and changes nothing.
+
+        Raises:
+            NotImplementedError: the game describes no global state.
+        """
+        if not hasattr(self, "state_space"):
+            state_layout(self.game, self.params)  # raises, saying so
+        self._check_reset("state")
+        out = np.zeros(self.state_layout.size, np.float32)
+        encode_game_state(self._engine_states, out)
+        return out
 
     def last(self, observe: bool = True) -> tuple:
         """PettingZoo's ``last``; before the first ``reset`` a RuntimeError says to reset first."""
@@ -341,7 +364,9 @@ class CardEnv(AECEnv):
 
 
 # Attributes that copies share with the original, and views rebuilt from the state array after copying.
-_SHARED_ATTRIBUTES = frozenset({"game", "params", "layout", "observation_spaces", "action_spaces", "_agent_index"})
+_SHARED_ATTRIBUTES = frozenset(
+    {"game", "params", "layout", "observation_spaces", "action_spaces", "_agent_index", "state_layout", "state_space"}
+)
 _VIEW_ATTRIBUTES = frozenset(
     {
         "_engine_states", "_records", "_current_player", "_terminated", "_truncated", "_step_rewards",

@@ -49,6 +49,16 @@ def engine_legal_mask(state, mask):
     _engine(state.dtype.names).legal_mask(state, mask)
 
 
+def engine_encode_state(state, out):
+    _encode_state(_engine(state.dtype.names))(state, out)
+
+
+def _encode_state(game: Any) -> Any:
+    if game.encode_state is None:
+        raise TypeError(f"{game.env_id} has no global state (its Game sets no encode_state)")
+    return game.encode_state
+
+
 @overload(engine_reset, jit_options={"cache": True})
 def _compiled_reset(state, seed):
     reset = _engine(tuple(state.fields)).reset
@@ -95,5 +105,15 @@ def _compiled_legal_mask(state, mask):
 
     def impl(state, mask):
         legal_mask(state, mask)
+
+    return impl
+
+
+@overload(engine_encode_state, jit_options={"cache": True})
+def _compiled_encode_state(state, out):
+    encode_state = _encode_state(_engine(tuple(state.fields)))
+
+    def impl(state, out):
+        encode_state(state, out)
 
     return impl

@@ -12,6 +12,7 @@ import numpy as np
 from numba import njit
 
 from cardenvs.core.dispatch import (
+    engine_encode_state,
     engine_legal_mask,
     engine_observe,
     engine_penalize,
@@ -80,6 +81,12 @@ def penalize_game(states, player, mask):
 @njit(cache=True)
 def observe_game(states, player, obs, mask):
     engine_observe(states[0], player, obs, mask)
+
+
+@njit(cache=True)
+def encode_game_state(states, out):
+    """Write game 0's global state (see :mod:`cardenvs.core.global_state`) into ``out``."""
+    engine_encode_state(states[0], out)
 
 
 @njit(cache=True)
