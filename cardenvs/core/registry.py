@@ -1,8 +1,23 @@
-"""The registry: one table from env id to the module defining the game, and the factories built on it."""
+"""The registry: every game the front ends can build, found from one place, and the factories built on it.
+
+A game is a module whose ``GAME`` attribute is its :class:`~cardenvs.core.game.Game`. Three sources are read,
+once, the first time the registry is asked for anything:
+
+1. every subpackage of :mod:`cardenvs.games` that defines ``GAME`` (the built-in games; no list of ids anywhere);
+2. the modules named in the environment variable :data:`GAME_MODULES_VARIABLE` (``CARDENVS_GAME_MODULES``),
+   separated by commas: a game defined outside the package, in every process started with the variable set
+   (``CARDENVS_GAME_MODULES=my_games.dice python -m training.ppo --env-id dice_v0``);
+3. :func:`register` called at run time (a notebook, a test).
+
+The env id of a game is ``<Game.name>_v<Game.version>``; two games with one id are refused.
+"""
 
 from __future__ import annotations
 
 import importlib
+import os
+import pkgutil
+import sys
 from collections.abc import Callable
 from typing import Any
 
@@ -10,26 +25,90 @@ from cardenvs.core.aec import CardEnv
 from cardenvs.core.game import Game
 from cardenvs.core.vector import VectorEnv
 
-#: env id -> module whose ``GAME`` attribute is the game's :class:`~cardenvs.core.game.Game`.
-REGISTRY: dict[str, str] = {
-    "slabberjan_v0": "cardenvs.games.slabberjan",
-    "clabber_v0": "cardenvs.games.clabber",
-    "slap_v0": "cardenvs.games.slap",
-    "stabby_jack_v0": "cardenvs.games.stabby_jack",
-    "gin_slaughtre_v0": "cardenvs.games.gin_slaughtre",
-}
+#: environment variable naming extra modules (comma-separated) whose ``GAME`` is registered at first use
+GAME_MODULES_VARIABLE = "CARDENVS_GAME_MODULES"
+#: the package whose subpackages are the built-in games
+GAMES_PACKAGE = "cardenvs.games"
+
+_GAMES: dict[str, Game] = {}
+_discovered = False
+
+
+def _game_of_module(module_name: str) -> Game:
+    """The ``GAME`` of a module, imported; ValueError if it has none."""
+    module = importlib.import_module(module_name)
+    game = getattr(module, "GAME", None)
+    if not isinstance(game, Game):
+        raise ValueError(f"module {module_name} defines no GAME (a cardenvs.core.game.Game)")
+    return game
+
+
+def _add(game: Game, replace: bool) -> None:
+    known = _GAMES.get(game.env_id)
+    if known is not None and known is not game and not replace:
+        raise ValueError(f"env id {game.env_id!r} is already registered (by another Game); pass replace=True")
+    _GAMES[game.env_id] = game
+    sys.modules.pop(f"cardenvs.{game.env_id}", None)  # a module-style module made for a replaced game
+
+
+def _discover() -> None:
+    """Register the built-in games and those named by :data:`GAME_MODULES_VARIABLE`, once per process."""
+    global _discovered
+    if _discovered:
+        return
+    _discovered = True  # set first: a game module that asks the registry while importing must not recurse
+    package = importlib.import_module(GAMES_PACKAGE)
+    for info in sorted(pkgutil.iter_modules(package.__path__), key=lambda info: info.name):
+        if info.ispkg:
+            module = importlib.import_module(f"{GAMES_PACKAGE}.{info.name}")
+            if isinstance(getattr(module, "GAME", None), Game):
+                _add(module.GAME, replace=False)
+    for name in os.environ.get(GAME_MODULES_VARIABLE, "").split(","):
+        if name.strip():
+            _add(_game_of_module(name.strip()), replace=False)
+
+
+def register(game: Game | str, replace: bool = False) -> Game:
+    """Make a game available under its env id to :func:`env`, :func:`vector_env`, agents, tournaments and training.
+
+    Args:
+        game: the :class:`Game`, or the name of a module whose ``GAME`` it is (what
+            ``CARDENVS_GAME_MODULES`` holds; use the variable for processes that you start, such as training).
+        replace: replace a different game already registered under the same env id (otherwise ValueError).
+
+    Returns:
+        The registered game.
+    """
+    _discover()
+    if isinstance(game, str):
+        game = _game_of_module(game)
+    if not isinstance(game, Game):
+        raise TypeError(f"register() takes a Game or a module name, not {type(game).__name__}")
+    _add(game, replace)
+    return game
+
+
+def unregister(env_id: str) -> None:
+    """Remove a game registered at run time (tests that register a game for their own duration)."""
+    _discover()
+    if env_id not in _GAMES:
+        raise ValueError(f"unknown env id {env_id!r}; available: {', '.join(_GAMES)}")
+    del _GAMES[env_id]
+    sys.modules.pop(f"cardenvs.{env_id}", None)
 
 
 def available_envs() -> list[str]:
-    """The registered env ids."""
-    return list(REGISTRY)
+    """The registered env ids: the built-in games in name order, then those registered from outside."""
+    _discover()
+    return list(_GAMES)
 
 
 def get_game(env_id: str) -> Game:
     """The :class:`Game` behind an env id; ValueError naming the known ids otherwise."""
-    if env_id not in REGISTRY:
-        raise ValueError(f"unknown env id {env_id!r}; available: {', '.join(REGISTRY)}")
-    return importlib.import_module(REGISTRY[env_id]).GAME
+    _discover()
+    if env_id not in _GAMES:
+        raise ValueError(f"unknown env id {env_id!r}; available: {', '.join(_GAMES)}")
+    return _GAMES[env_id]
 
 
 def env(env_id: str, render_mode: str | None = None, illegal_action: str = "raise", **params: Any) -> CardEnv:

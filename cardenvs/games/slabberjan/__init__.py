@@ -1,4 +1,7 @@
-"""Slabberjan: the Zeeland member of the Cuckoo/Gnav family, for 2–42 players (docs/rules/slabberjan.md)."""
+"""Slabberjan (``slabberjan_v0``): the Zeeland Cuckoo game for 2–42 players. Rules: docs/rules/slabberjan.md.
+
+``env(num_players=5)``, ``raw_env(...)`` and ``vector_env(num_envs, ...)`` take the parameters listed there.
+"""
 
 from __future__ import annotations
 

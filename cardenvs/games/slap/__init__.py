@@ -1,4 +1,10 @@
-"""Slap: Egyptian Ratscrew for 2–8 players with fair, hidden, simultaneous slap windows (docs/rules/slap.md)."""
+"""Slap (``slap_v0``): Egyptian Ratscrew for 2–8 players. Rules: docs/rules/slap.md.
+
+Card plays are automatic; after every card each player still in secretly chooses PASS (0) or SLAP (1) in a
+slap window, and the window is resolved only when all have chosen (simultaneous correct slaps are settled by
+the game's seeded chance). ``env(num_players=4)``, ``raw_env(...)`` and ``vector_env(num_envs, ...)`` take the
+parameters listed in the docs (slap rules on/off, face-card chances, penalty, Jokers, ``max_cards_played``…).
+"""
 
 from __future__ import annotations
 
