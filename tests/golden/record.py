@@ -1,7 +1,8 @@
 """Golden playthroughs: recorded games with what every step must show, and the script that re-records them.
 
-Each ``tests/golden/<name>.json`` holds one game played by the baseline agents (:data:`GOLDEN_GAMES`: a few per
-env, most with non-default parameters) and, for every decision, what the env showed and did:
+Each ``tests/golden/<name>.json`` holds one game played by the baseline agents (a few per env, most with
+non-default parameters, defined next to each game's own tests in ``tests/<game>/golden_games.py``) and, for
+every decision, what the env showed and did:
 
 - ``record``: the game record (:mod:`cardenvs.records`): env id, parameters, seed, actions, final rewards;
 - ``batch_seed``: the seed for which game 0 of ``cardenvs.vector_env(...).reset(seed=batch_seed)`` is this game;
@@ -28,6 +29,7 @@ same games; the tests replay the recorded actions and never run the agents, so t
 from __future__ import annotations
 
 import argparse
+import importlib
 import json
 import sys
 from collections.abc import Iterator
@@ -64,61 +66,25 @@ class GoldenGame:
     batch_seed: int
 
 
-GOLDEN_GAMES: tuple[GoldenGame, ...] = (
-    GoldenGame("slabberjan_3p", "slabberjan_v0", {"num_players": 3}, ("heuristic", "random", "heuristic"), 10),
-    GoldenGame(
-        "slabberjan_7p_variants", "slabberjan_v0",
-        {"num_players": 7, "forced_swap": True, "bird_attempter_pays": True, "fool_knocks": True, "start_chips": 2},
-        ("heuristic", "random", "random", "heuristic", "random", "heuristic", "random"), 9,
-    ),
-    GoldenGame(
-        "slabberjan_2p_dealer_swap", "slabberjan_v0",
-        {"num_players": 2, "dealer_may_swap_left": True, "bag_matador_rule": "inn_redraw_only",
-         "low_order": "rule_sheet", "reward_scheme": "placement", "start_chips": 2},
-        ("random", "heuristic"), 4,
-    ),
-    GoldenGame("gin_slaughtre_default", "gin_slaughtre_v0", {}, ("heuristic", "random"), 1),
-    GoldenGame(
-        "gin_slaughtre_downcards_pairs", "gin_slaughtre_v0",
-        {"num_downcards": 3, "min_set_size": 2, "stack_effects": True, "quartet_rule": "rank_or_suit"},
-        ("heuristic", "heuristic"), 2,
-    ),
-    GoldenGame(
-        "gin_slaughtre_red5_draw", "gin_slaughtre_v0",
-        {"red5_rule": "draw_until_leq5", "joker_consumes_turn": False, "starter_rule": "left_of_dealer",
-         "max_turns": 150},
-        ("random", "heuristic"), 8,
-    ),
-    GoldenGame(
-        "clabber_single_hand", "clabber_v0", {"single_hand": True},
-        ("heuristic", "random", "heuristic", "random"), 2,
-    ),
-    GoldenGame(
-        "clabber_litige_declare", "clabber_v0",
-        {"target_score": 200, "tie_rule": "litige", "fail_rule": "belote_dedans", "optional_declare": True,
-         "partner_exemption": True, "seq_tiebreak": "top_card_first", "max_hands": 4},
-        ("heuristic", "heuristic", "random", "heuristic"), 1,
-    ),
-    GoldenGame("stabby_jack_2p", "stabby_jack_v0", {}, ("heuristic", "random"), 11),
-    GoldenGame(
-        "stabby_jack_3p_jokers", "stabby_jack_v0",
-        {"num_players": 3, "jokers": True, "max_players": 8, "level_up_payment": "player_choice",
-         "level_up_is_action": True},
-        ("heuristic", "random", "heuristic"), 5,
-    ),
-    GoldenGame("slap_2p", "slap_v0", {"num_players": 2}, ("heuristic", "random"), 4),
-    GoldenGame(
-        "slap_3p_jokers_noise", "slap_v0",
-        {"num_players": 3, "jokers": True, "penalty": 2, "slap_tiebreak": "reaction_noise",
-         "windows": "slappable_only", "reward_scheme": "share_of_cards", "max_cards_played": 120},
-        ("heuristic", "random", "heuristic"), 2,
-    ),
-    GoldenGame(
-        "slap_2p_play_action", "slap_v0",
-        {"num_players": 2, "expose_play_action": True, "slap_tens": False, "chances_ace": 2, "max_cards_played": 300},
-        ("random", "heuristic"), 2,
-    ),
-)
+#: the file next to each game's own tests that defines its golden games (a ``GOLDEN_GAMES`` tuple)
+DEFINITIONS_FILE = "golden_games.py"
+TESTS_DIR = GOLDEN_DIR.parent
+REPOSITORY = TESTS_DIR.parent
+
+
+def golden_games() -> tuple[GoldenGame, ...]:
+    """Every game's golden games: the ``GOLDEN_GAMES`` of each ``tests/<game>/golden_games.py``, by folder name."""
+    if str(REPOSITORY) not in sys.path:
+        sys.path.insert(0, str(REPOSITORY))  # run as a script: ``tests`` is importable from the repository root
+    games: list[GoldenGame] = []
+    for path in sorted(TESTS_DIR.glob(f"*/{DEFINITIONS_FILE}")):
+        module = importlib.import_module(f"tests.{path.parent.name}.{path.stem}")
+        games.extend(module.GOLDEN_GAMES)
+    names = [game.name for game in games]
+    duplicated = sorted({name for name in names if names.count(name) > 1})
+    if duplicated:
+        raise ValueError(f"golden game names defined twice: {', '.join(duplicated)}")
+    return tuple(games)
 
 
 def path_of(name: str) -> Path:
@@ -240,9 +206,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("names", nargs="*", help="games to re-record (default: all)")
     parser.add_argument("--list", action="store_true", help="list the golden games and exit")
     args = parser.parse_args(argv)
-    known = {game.name: game for game in GOLDEN_GAMES}
+    known = {game.name: game for game in golden_games()}
     if args.list:
-        for game in GOLDEN_GAMES:
+        for game in known.values():
             print(f"{game.name:32} {game.env_id:18} {game.params}")
         return 0
     unknown = [name for name in args.names if name not in known]

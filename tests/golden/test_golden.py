@@ -1,7 +1,8 @@
 """Golden playthroughs: every recorded game must show, at every step, exactly what it showed when recorded.
 
 The files and the script that re-records them (when a rule change is intended) are described in
-``tests/golden/record.py``. Each game is replayed in the AEC env and in the batched env; a failure names the
+``tests/golden/record.py``; each game's golden games are defined next to its own tests, in
+``tests/<game>/golden_games.py``. Each game is replayed in the AEC env and in the batched env; a failure names the
 game, the first step that differs, and the field (seat to act, mask, observation entries by named view,
 rewards, end flags).
 """
@@ -18,8 +19,9 @@ import pytest
 import cardenvs
 from cardenvs.core.game import ObservationLayout
 from cardenvs.records import replay
-from tests.golden.record import GOLDEN_DIR, GOLDEN_GAMES, decode_steps, load, observed_steps
+from tests.golden.record import GOLDEN_DIR, decode_steps, golden_games, load, observed_steps
 
+GOLDEN_GAMES = golden_games()
 NAMES = [game.name for game in GOLDEN_GAMES]
 #: differing observation entries listed in a failure message
 ENTRIES_SHOWN = 6
@@ -95,7 +97,8 @@ def test_golden_file_matches_its_definition(game):
     record = data["record"]
     assert (record.env_id, record.params, tuple(record.agents), data["batch_seed"]) == (
         game.env_id, game.params, game.agents, game.batch_seed
-    ), f"{game.name}: the definition in record.py changed; re-record with: .venv/bin/python tests/golden/record.py"
+    ), (f"{game.name}: its definition in tests/<game>/golden_games.py changed; re-record with: "
+        ".venv/bin/python tests/golden/record.py")
     assert record.seed == cardenvs.game_seed(game.batch_seed, 0)
     assert len(data["steps"]) == len(record.actions)
     assert [step["action"] for step in data["steps"]] == record.actions
