@@ -138,7 +138,7 @@ def test_rule_hidden_information__events_name_only_public_cards(params):
                 for card in _named_cards(line):
                     named += 1
                     assert _public(after, card), f"{line!r} names {pretty_name(card)}, which is hidden"
-    assert announced > 100 and named >= RANDOM_GAMES  # a starter card per game at least: the check has something to judge
+    assert announced > 100 and named >= RANDOM_GAMES  # a starter card per game at least: the check has work
 
 
 def test_card_names_in_events_are_the_tables():
