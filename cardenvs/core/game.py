@@ -163,6 +163,9 @@ class Game:
     deal_keys: tuple[str, ...] = ()
     #: (parameters, deal) pairs: chosen deals that the generic tests start games from
     example_deals: tuple[tuple[dict, dict], ...] = ()
+    #: parameters of a short whole game (a few dozen decisions, e.g. one hand or a turn limit), for tests and
+    #: demonstrations that play games to the end
+    quick_params: dict[str, Any] = dataclasses.field(default_factory=dict, hash=False, compare=False)
     #: ``"module:Class"`` of the game's rule-based agent (built from the observation layout), the ``heuristic`` spec
     rule_based_agent: str = ""
     #: ``training/ppo.py``'s defaults for this game (budget, discount, entropy weight, network), over its common ones

@@ -118,6 +118,7 @@ GAME = Game(
             ["AD", "KD", "QD", "JD", "10D", "9D"], ["10H", "KH", "QH", "AS", "JS", "9S"]], "turn_up": "QS"}),
     ),
     check_invariants=rules.check_invariants,
+    quick_params={"single_hand": True},
     example_params=(
         {},
         {"single_hand": True},

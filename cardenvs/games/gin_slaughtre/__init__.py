@@ -127,6 +127,7 @@ GAME = Game(
               "upcards": [["KC", "QC", "JC"], ["KD", "QD", "JD"]], "stock": ["AS", "2S"]}),
     ),
     check_invariants=rules.check_invariants,
+    quick_params={"max_turns": 120},
     example_params=(
         {},
         {"num_downcards": 3, "min_set_size": 2, "stack_effects": True, "quartet_rule": "rank_or_suit"},

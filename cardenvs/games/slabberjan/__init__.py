@@ -91,6 +91,7 @@ GAME = Game(
         ({"num_players": 3, "dealer_may_swap_left": True}, {"dealer": 0, "pieces": ["cat", "2", "bird"]}),
     ),
     check_invariants=rules.check_invariants,
+    quick_params={"num_players": 3},
     example_params=(
         {"num_players": 2},
         {"num_players": 3},

@@ -109,6 +109,7 @@ GAME = Game(
         ({"num_players": 3}, {"dealer": 2, "stacks": [["Qs", "4h", "4c"], ["10c", "Jd"], ["7h", "7s", "Ac"]]}),
     ),
     check_invariants=rules.check_invariants,
+    quick_params={"num_players": 2, "max_cards_played": 60},
     example_params=(
         {"num_players": 2},
         {"num_players": 4},

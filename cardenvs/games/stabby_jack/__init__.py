@@ -41,6 +41,7 @@ GAME = Game(
         ({}, {"dealer": 1, "stats": [["5H", "7D", "2S", "9C"], ["4H", "6D", "3S", "8C"]], "deck": ["AH", "JS"]}),
     ),
     check_invariants=check_invariants,
+    quick_params={"max_turns": 40},
     example_params=(
         {},
         {"num_players": 3, "jokers": True, "max_players": 8},
