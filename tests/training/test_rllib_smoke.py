@@ -183,6 +183,17 @@ def test_cli_flags_fill_the_dataclass():
     assert parse_args(["--lambda", "0.9"]).lambda_ == 0.9
 
 
+def test_resume_takes_the_checkpoint_s_model_fields_unless_given(tmp_path):
+    saved = RLlibTrainArgs(env_id=ENV_ID, policy="per-seat", hidden_sizes=(16, 8), lr=0.1)
+    (tmp_path / rllib_train.ARGS_FILE).write_text(json.dumps({**dataclasses.asdict(saved), "iteration": 2}))
+    args = parse_args(["--resume", "--checkpoint-dir", str(tmp_path), "--iterations", "3"])
+    assert (args.env_id, args.policy, args.hidden_sizes, args.iterations) == (ENV_ID, "per-seat", (16, 8), 3)
+    assert args.lr == RLlibTrainArgs.lr  # only the fields that define the modules come from the checkpoint
+    given = parse_args(["--resume", "--checkpoint-dir", str(tmp_path), "--hidden-sizes", "32"])
+    assert given.hidden_sizes == (32,) and given.policy == "per-seat"
+    assert parse_args(["--checkpoint-dir", str(tmp_path)]).policy == "shared"  # a new run: the defaults
+
+
 def check_iteration(result: dict, modules: list[str]) -> None:
     """One iteration sampled steps, finished games, and updated every module with finite losses."""
     runners = result["env_runners"]
