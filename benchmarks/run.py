@@ -66,23 +66,16 @@ PEER_PGX = ("leduc_holdem",)
 EXIT_USAGE = 2
 
 
-def _shown_default(text: str, metavar: str) -> Any:
-    """The tyro marker of a field whose default --help describes in words (None means more than nothing).
-
-    Args:
-        text: what --help shows as the default.
-        metavar: what the option takes, as ``--help`` writes it.
-    """
-    return tyro.conf.arg(metavar=metavar, help_behavior_hint=f"(default: {text})")
-
-
 @dataclass
 class Options:
     """Everything the benchmark can be told: each field is the ``--option`` of the same name (``_`` written ``-``)
     and its docstring, on one line, is the option's help.
     """
 
-    envs: Annotated[list[str] | None, _shown_default("every registered env", "ENV_ID [ENV_ID ...]")] = None
+    envs: Annotated[
+        list[str] | None,
+        tyro.conf.arg(metavar="ENV_ID [ENV_ID ...]", help_behavior_hint="(default: every registered env)"),
+    ] = None
     """env ids to benchmark"""
     seconds: float = 3.0
     """seconds per measurement (after warm-up)"""
@@ -90,11 +83,15 @@ class Options:
     """warm-up seconds before each measurement (after any compilation)"""
     num_envs: int = 4096
     """games per batched env (and per Pgx batch)"""
-    params_json: Annotated[str | None, _shown_default("each game's defaults", "JSON")] = None
+    params_json: Annotated[
+        str | None, tyro.conf.arg(metavar="JSON", help_behavior_hint="(default: each game's defaults)")
+    ] = None
     """game parameters, JSON text or a JSON file: {env_id: {param: value}} per env, or one {param: value} for all"""
     example_params: bool = False
     """also benchmark every parameter set in each game's example_params"""
-    numba_threads: Annotated[int | None, _shown_default("numba's own", "INT")] = None
+    numba_threads: Annotated[
+        int | None, tyro.conf.arg(metavar="INT", help_behavior_hint="(default: numba's own)")
+    ] = None
     """numba threads for the batched envs"""
     seed: int = 0
     """seed of the games and of the random policy"""
@@ -108,7 +105,9 @@ class Options:
     """smoke run: 1 s per measurement, 0.2 s warm-up, 256 games (overrides those)"""
     json: Annotated[Path, tyro.conf.arg(metavar="PATH")] = DEFAULT_JSON
     """where to write every number as JSON (directory created)"""
-    markdown: Annotated[Path | None, _shown_default("none", "PATH")] = None
+    markdown: Annotated[
+        Path | None, tyro.conf.arg(metavar="PATH", help_behavior_hint="(default: none)")
+    ] = None
     """also write the table here"""
 
 

@@ -26,22 +26,50 @@ import os
 
 os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")  # as training/ppo.py: idle OpenMP threads sleep
 
-import argparse
+import dataclasses
 import json
 import platform
 import sys
 import time
+from collections.abc import Sequence
+from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Annotated
 
 import numpy as np
+import tyro
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))  # run as a script from anywhere
 
 import cardenvs
 from agents.registry import make_agent
+from training.cli import registered_env
 
 #: set-ups compared, in table order
 SETUPS = ("LearnerVecEnv", "DummyVecEnv")
+EXIT_USAGE = 2
+
+
+@dataclass
+class Options:
+    """What the benchmark measures: each field is the ``--option`` of the same name (``_`` written ``-``) and its
+    docstring, on one line, is the option's help.
+    """
+
+    envs: Annotated[list[str], registered_env("every game", many=True)] = field(default_factory=cardenvs.available_envs)
+    """games to measure"""
+    num_envs: int = 16
+    """games in lockstep (both set-ups)"""
+    timesteps: int = 4096
+    """learner steps of the timed training"""
+    seconds: float = 3.0
+    """wall time of each env-only measurement"""
+    repeats: int = 2
+    """alternating measurements per set-up (best kept)"""
+    seed: int = 0
+    """seed of the games and the networks"""
+    json: str = "benchmarks/results/training.json"
+    """where to write the numbers"""
 
 
 def make_vec_env(setup: str, env_id: str, num_envs: int, seed: int):
@@ -95,19 +123,12 @@ def train_steps_per_second(venv, env_id: str, timesteps: int, seed: int) -> floa
     return timesteps / (time.perf_counter() - started)
 
 
-def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--envs", nargs="+", default=cardenvs.available_envs(), choices=cardenvs.available_envs(),
-                        help="games to measure")
-    parser.add_argument("--num-envs", type=int, default=16, help="games in lockstep (both set-ups)")
-    parser.add_argument("--timesteps", type=int, default=4096, help="learner steps of the timed training")
-    parser.add_argument("--seconds", type=float, default=3.0, help="wall time of each env-only measurement")
-    parser.add_argument("--repeats", type=int, default=2, help="alternating measurements per set-up (best kept)")
-    parser.add_argument("--seed", type=int, default=0, help="seed of the games and the networks")
-    parser.add_argument("--json", default="benchmarks/results/training.json", help="where to write the numbers")
-    args = parser.parse_args(argv)
-    if args.num_envs < 1 or args.timesteps < 1 or args.repeats < 1 or args.seconds <= 0:
-        parser.error("--num-envs, --timesteps and --repeats must be at least 1, --seconds above 0")
+def main(argv: Sequence[str] | None = None) -> int:
+    args = tyro.cli(Options, args=argv, description=(__doc__ or "").split("\n\n")[0])
+    if not (args.num_envs >= 1 and args.timesteps >= 1 and args.repeats >= 1 and args.seconds > 0):
+        print(f"{Path(sys.argv[0]).name}: error: --num-envs, --timesteps and --repeats must be at least 1, "
+              "--seconds above 0", file=sys.stderr)
+        return EXIT_USAGE
     import torch
 
     torch.set_num_threads(1)
@@ -133,7 +154,8 @@ def main(argv: list[str] | None = None) -> int:
           f"load average {machine['load_average'][0]:.1f} on {machine['cpu_count']} CPUs")
     path = Path(args.json)
     path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(json.dumps({"args": vars(args), "machine": machine, "results": results}, indent=2) + "\n")
+    report = {"args": dataclasses.asdict(args), "machine": machine, "results": results}
+    path.write_text(json.dumps(report, indent=2) + "\n")
     return 0
 
 

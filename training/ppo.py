@@ -48,17 +48,13 @@ import time
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Annotated, Any, Literal
+from typing import Annotated, Any
 
 if __spec__ is None:  # run by its path: the repository root holds cardenvs, agents and training
     sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 import cardenvs
-
-try:
-    import tyro
-except ImportError:  # part of the train extra: main() says what to install
-    tyro = None
+from training.cli import invocation, registered_env, shown_default, tyro_missing
 
 
 def game_defaults() -> dict[str, dict[str, Any]]:
@@ -103,19 +99,18 @@ EXIT_USAGE = 2
 EXIT_INTERRUPTED = 130
 
 
-#: the env ids ``--env-id`` accepts (``--help`` lists them)
-EnvId = Literal[tuple(cardenvs.available_envs())]
+#: the game trained on unless --env-id says otherwise
+DEFAULT_ENV_ID = "slabberjan_v0"
 
 
 def _game_default(name: str, metavar: str) -> Any:
-    """The tyro marker of a field whose None means a default decided elsewhere: ``--help`` says what it is.
+    """The tyro marker of a field whose None means a default decided elsewhere (`default_help` says which).
 
     Args:
         name: the field.
         metavar: what the option takes, as ``--help`` writes it.
     """
-    # A callable hint: the games' defaults are read only when --help (or an error message) shows them.
-    return tyro.conf.arg(metavar=metavar, help_behavior_hint=lambda _: f"(default: {default_help(name)})")
+    return shown_default(lambda: default_help(name), metavar)  # the games' defaults are read only when shown
 
 
 @dataclass
@@ -126,7 +121,7 @@ class Args:
     (on one line: tyro would keep the line breaks of a docstring that goes on over indented lines).
     """
 
-    env_id: EnvId = "slabberjan_v0"
+    env_id: Annotated[str, registered_env(DEFAULT_ENV_ID)] = DEFAULT_ENV_ID
     """the game to train on"""
     total_timesteps: Annotated[int | None, _game_default("total_timesteps", "INT")] = None
     """learner decisions to train for, in all (a resumed run counts the steps already done)"""
@@ -215,7 +210,7 @@ def default_help(name: str) -> str:
 
 def command() -> str:
     """How this script was started: the start of the commands it prints (``python -m training.ppo``)."""
-    return f"python {shlex.quote(sys.argv[0])}" if __spec__ is None else f"python -m {__spec__.name}"
+    return invocation(__spec__)
 
 
 def parse_args(argv: Sequence[str] | None = None, defaults: Args | None = None) -> Args:
@@ -232,6 +227,8 @@ def parse_args(argv: Sequence[str] | None = None, defaults: Args | None = None) 
         f"--resume-if-present) uses them; of the options given again only "
         f"{', '.join(_flag(name) for name in RESUME_MAY_CHANGE)} may change, the others must repeat the stored value."
     )
+    import tyro
+
     return tyro.cli(Args, args=argv, prog=command(), description=description,
                     default=Args() if defaults is None else defaults)
 
@@ -647,9 +644,9 @@ def interrupted_hint(run: Run | None, run_dir: Path) -> str:
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Parse ``argv``, check every argument, train, print the final tournament; the exit code."""
-    if tyro is None:
-        print(f"error: {command()} needs the 'train' extra (tyro cannot be imported); install it with: "
-              'pip install -e ".[train]"', file=sys.stderr)
+    missing = tyro_missing("train")
+    if missing:
+        print(f"error: {command()} {missing}", file=sys.stderr)
         return EXIT_FAILURE
     try:
         args = resolve(settle(argv))

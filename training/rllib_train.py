@@ -46,11 +46,7 @@ if __spec__ is None:  # run by its path: the repository root holds cardenvs and 
     sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 import cardenvs
-
-try:
-    import tyro
-except ImportError:  # part of the rllib extra: main() says what to install
-    tyro = None
+from training.cli import invocation, option, registered_env, shown_default, tyro_missing
 
 #: the name the cardenvs env creator is registered under with ``ray.tune.registry.register_env``
 ENV_NAME = "cardenvs_pettingzoo"
@@ -74,21 +70,13 @@ EXIT_INTERRUPTED = 130
 RLLIB_EXTRA_HINT = 'pip install -e ".[rllib]"'
 
 
-#: the env ids ``--env-id`` accepts (``--help`` lists them)
-EnvId = Literal[tuple(cardenvs.available_envs())]
 #: ``--policy`` choices
 PolicyMode = Literal["shared", "per-seat"]
 POLICY_MODES: tuple[str, ...] = typing.get_args(PolicyMode)
 
 
-def _shown_default(text: str, metavar: str) -> Any:
-    """The tyro marker of a field whose default --help describes in words (None means more than nothing).
-
-    Args:
-        text: what --help shows as the default.
-        metavar: what the option takes, as ``--help`` writes it.
-    """
-    return tyro.conf.arg(metavar=metavar, help_behavior_hint=f"(default: {text})")
+#: the game trained on unless --env-id says otherwise
+DEFAULT_ENV_ID = "slabberjan_v0"
 
 
 @dataclass
@@ -100,9 +88,9 @@ class RLlibTrainArgs:
     ``num_cpus`` (every CPU) and ``seed`` (unseeded).
     """
 
-    env_id: EnvId = "slabberjan_v0"
+    env_id: Annotated[str, registered_env(DEFAULT_ENV_ID)] = DEFAULT_ENV_ID
     """the cardenvs env to train on"""
-    players: Annotated[int | None, _shown_default("the game's", "INT")] = None
+    players: Annotated[int | None, shown_default("the game's", "INT")] = None
     """number of players, for games that take a number of players"""
     policy: PolicyMode = "shared"
     """shared (one module for every seat: self-play) or per-seat (one module per seat)"""
@@ -122,23 +110,23 @@ class RLlibTrainArgs:
     """learning rate (Adam)"""
     gamma: float = 0.99
     """discount factor"""
-    lambda_: Annotated[float, tyro.conf.arg(name="lambda")] = 0.95
+    lambda_: Annotated[float, option(name="lambda")] = 0.95
     """GAE lambda"""
     entropy_coeff: float = 0.01
     """weight of the entropy bonus"""
-    hidden_sizes: Annotated[tuple[int, ...], tyro.conf.arg(metavar="INT [INT ...]")] = (256, 256)
+    hidden_sizes: Annotated[tuple[int, ...], option(metavar="INT [INT ...]")] = (256, 256)
     """widths of the hidden layers of the policy and of the value network"""
-    address: Annotated[str | None, _shown_default("none: start a local Ray instance", "ADDRESS")] = None
+    address: Annotated[str | None, shown_default("none: start a local Ray instance", "ADDRESS")] = None
     """Ray cluster to join (auto, ray://HOST:10001 or HOST:6379)"""
-    num_cpus: Annotated[int | None, _shown_default("every CPU of this machine", "INT")] = None
+    num_cpus: Annotated[int | None, shown_default("every CPU of this machine", "INT")] = None
     """CPUs the local Ray instance may use; ignored with --address"""
-    checkpoint_dir: Annotated[str, tyro.conf.arg(metavar="PATH")] = "runs/rllib"
+    checkpoint_dir: Annotated[str, option(metavar="PATH")] = "runs/rllib"
     """directory of the checkpoint (each save replaces the previous one)"""
     checkpoint_every: int = 0
     """also save every this many iterations (0: only at the end)"""
     resume: bool = False
     """continue from the checkpoint in --checkpoint-dir (same game, players, policy, network), for --iterations more"""
-    seed: Annotated[int | None, tyro.conf.arg(metavar="INT")] = 0
+    seed: Annotated[int | None, option(metavar="INT")] = 0
     """seed of torch, numpy and each env's first reset (later games continue the env's seed stream)"""
 
     def validate(self) -> None:
@@ -208,7 +196,7 @@ class RLlibTrainArgs:
 # ---------------------------------------------------------------------------------------------- command line
 def command() -> str:
     """How this script was started: the start of the commands it prints (``python -m training.rllib_train``)."""
-    return f"python {shlex.quote(sys.argv[0])}" if __spec__ is None else f"python -m {__spec__.name}"
+    return invocation(__spec__)
 
 
 def parse_args(argv: Sequence[str] | None = None) -> RLlibTrainArgs:
@@ -221,6 +209,8 @@ def parse_args(argv: Sequence[str] | None = None) -> RLlibTrainArgs:
         " Run it from the repository root as python -m training.rllib_train, or from anywhere as "
         "python PATH/TO/training/rllib_train.py."
     )
+
+    import tyro
 
     def cli(defaults: RLlibTrainArgs) -> RLlibTrainArgs:
         return tyro.cli(RLlibTrainArgs, args=argv, prog=command(), description=description, default=defaults)
@@ -409,9 +399,9 @@ def interrupted_hint(args: RLlibTrainArgs, iteration_before: int | None) -> str:
 
 def main(argv: Sequence[str] | None = None) -> int:
     """The command line; returns the exit code (2 for arguments that are not allowed)."""
-    if tyro is None:
-        print(f"rllib_train: needs the 'rllib' extra (tyro cannot be imported); install it with: {RLLIB_EXTRA_HINT}",
-              file=sys.stderr)
+    missing = tyro_missing("rllib")
+    if missing:
+        print(f"rllib_train: {missing}", file=sys.stderr)
         return EXIT_FAILURE
     args = parse_args(argv)
     try:
