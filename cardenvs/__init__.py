@@ -65,11 +65,13 @@ _ENV_ID = re.compile(r"[a-z][a-z0-9_]*_v\d+")
 
 
 def _game_doc(env_id: str) -> str:
-    """The docstring of the package that defines the game (its parameters' module's package), or a generic one."""
+    """The docstring of the module that defines the game's ``GAME`` (its package, for a built-in game)."""
     game = get_game(env_id)
-    package = sys.modules[game.params_type.__module__].__package__ or ""
-    doc = sys.modules[package].__doc__ if package in sys.modules else None
-    return doc or f"The ``{env_id}`` game: ``env``, ``raw_env`` and ``vector_env`` bound to it."
+    for module in list(sys.modules.values()):
+        # vars(): a module's own names only, never a module-level __getattr__
+        if module is not None and vars(module).get("GAME") is game and module.__doc__:
+            return module.__doc__
+    return f"The ``{env_id}`` game: ``env``, ``raw_env`` and ``vector_env`` bound to it."
 
 
 class _EnvModules(importlib.abc.MetaPathFinder, importlib.abc.Loader):
