@@ -43,11 +43,11 @@ Rating
     ``rating_sigma`` is sigma and ``ordinal`` is ``mu - 3 sigma``.
 Batched play
     When every agent can act on batches (``getattr(agent, "acts_in_batches", True)``), the games run on the
-    batched env (:func:`cardenvs.vector_env`) in *waves*: up to ``batch_size`` games start together, each
-    from its deal seed (``reset(seeds=...)``), and the wave steps until all of them have finished. At every
-    step each agent acts once, through ``act_batch``, on the rows whose player to act is one of its seats.
-    A slot that has finished keeps stepping (auto-reset) on a first legal action until the wave ends, and
-    what it plays then is never recorded. Otherwise every game runs on the AEC env through ``act``. For
+    batched env (:func:`cardenvs.vector_env`): up to ``batch_size`` games at once, each from its deal seed
+    (``reset(seeds=...)``), and every slot whose game ends starts the next game at once
+    (``VectorEnv.reset_games``) until none is left; finished slots then wait (``step``'s ``active``). At every
+    step each agent acts once, through ``act_batch``, on the rows whose player to act is one of its seats
+    (:func:`agents.base.act_on_rows`). Otherwise every game runs on the AEC env through ``act``. For
     deterministic agents both give identical results.
 Results file
     Every finished game is appended at once to a JSON-lines file (``results_path``; by default
@@ -79,15 +79,15 @@ from typing import Any
 import numpy as np
 
 import cardenvs
-from agents.base import Agent
+from agents.base import Agent, act_on_rows
 from cardenvs.core.game import Game
 
 #: a tournament compares agents: a lone agent would only be measured against itself, in one seat arrangement
 MIN_AGENTS = 2
 #: arrangements of ``k`` agents are all ``k!`` permutations while there are at most this many
 MAX_PERMUTED_ARRANGEMENTS = 24
-#: the most games one wave of the batched env plays at once: a wave lasts as many steps as its longest game and
-#: a step's fixed cost dominates, so large waves are cheapest (docs/evaluation.md has the measurements)
+#: the most games the batched env plays at once: a step's fixed cost dominates, so large batches are cheapest
+#: (docs/evaluation.md has the measurements)
 DEFAULT_BATCH_SIZE = 16384
 #: where results files go unless ``results_path`` is given
 RESULTS_DIR = Path("runs") / "tournaments"
@@ -410,7 +410,7 @@ def run_tournament(
         progress: show a tqdm progress bar.
         results_path: the JSON-lines results file (created, or resumed when it holds this tournament);
             ``None``: ``runs/tournaments/<env_id>-<hash of the arguments>.jsonl``.
-        batch_size: games per wave of the batched env.
+        batch_size: the most games the batched env plays at once.
 
     Returns:
         The :class:`TournamentResult` over every game of the tournament (resumed ones included).
@@ -552,36 +552,39 @@ def _play_batched(
     env_id: str, params: Any, agents: list[Agent], arrangements: list[list[int]], jobs: list[Job],
     deal_seeds: dict[int, int], record: Recorder, batch_size: int,
 ) -> None:
-    """Play ``jobs`` on the batched env, in waves of up to ``batch_size`` games."""
-    param_values = dataclasses.asdict(params)
+    """Play ``jobs`` on the batched env, up to ``batch_size`` at once, each finished slot taking the next job."""
+    if not jobs:
+        return
+    size = min(batch_size, len(jobs))
+    venv = cardenvs.vector_env(env_id, size, **dataclasses.asdict(params))
     owners_of = np.array(arrangements, np.int64)
-    venv = None
-    num_waves = -(-len(jobs) // batch_size)
-    for w in range(num_waves):
-        # Equal waves: a last small wave would cost as many steps as a full one.
-        wave = jobs[w * len(jobs) // num_waves : (w + 1) * len(jobs) // num_waves]
-        size = len(wave)
-        if venv is None or venv.num_envs != size:
-            venv = cardenvs.vector_env(env_id, size, **param_values)
-        obs, masks, players = venv.reset(seeds=[deal_seeds[deal] for _, deal, _ in wave])
-        rows = np.arange(size)
-        seat_owners = owners_of[[arrangement for _, _, arrangement in wave]]  # [size, seats]
-        returns = np.zeros((size, venv.num_players))
-        lengths = np.zeros(size, np.int64)
-        active = np.ones(size, np.bool_)
-        while active.any():
-            owner = seat_owners[rows, players]
-            actions = masks.argmax(axis=1)  # a legal action for the finished slots, whose games are not recorded
-            for k, agent in enumerate(agents):
-                mine = np.flatnonzero(active & (owner == k))
-                if mine.size:
-                    actions[mine] = agent.act_batch(obs[mine], masks[mine])
-            lengths[active] += 1
-            obs, masks, players, rewards, terminated, truncated = venv.step(actions)
-            returns[active] += rewards[active]
-            for i in np.flatnonzero(active & (terminated | truncated)):
-                record(wave[i], returns[i], bool(truncated[i]), int(lengths[i]))
-                active[i] = False
+    slot_jobs = list(jobs[:size])
+    next_job = size
+    obs, masks, players = venv.reset(seeds=[deal_seeds[deal] for _, deal, _ in slot_jobs])
+    seat_owners = owners_of[[arrangement for _, _, arrangement in slot_jobs]]  # [size, seats]
+    returns = np.zeros((size, venv.num_players))
+    lengths = np.zeros(size, np.int64)
+    active = np.ones(size, np.bool_)
+    actions = np.zeros(size, np.int64)
+    while active.any():
+        act_on_rows(agents, seat_owners, obs, masks, players, actions, rows=active)
+        lengths[active] += 1
+        obs, masks, players, rewards, terminated, truncated = venv.step(actions, active=active)
+        returns[active] += rewards[active]
+        ended = np.flatnonzero(active & (terminated | truncated))
+        for i in ended:
+            record(slot_jobs[i], returns[i], bool(truncated[i]), int(lengths[i]))
+        refilled = ended[: len(jobs) - next_job]
+        active[ended[len(refilled):]] = False
+        if refilled.size:
+            new_jobs = jobs[next_job : next_job + refilled.size]
+            next_job += refilled.size
+            for i, job in zip(refilled, new_jobs, strict=True):
+                slot_jobs[i] = job
+            seat_owners[refilled] = owners_of[[arrangement for _, _, arrangement in new_jobs]]
+            returns[refilled] = 0
+            lengths[refilled] = 0
+            venv.reset_games(refilled, [deal_seeds[deal] for _, deal, _ in new_jobs])
 
 
 def _play_aec(

@@ -146,7 +146,7 @@ def test_an_interrupted_tournament_resumes_without_replaying(tmp_path, monkeypat
 
     def interrupting_act_batch(self, observations, masks):
         calls["count"] += 1
-        if calls["count"] > 150:  # in the second wave of 8 games
+        if calls["count"] > 150:  # after the first games of 8 slots have ended
             raise KeyboardInterrupt
         return Agent.act_batch(self, observations, masks)
 
