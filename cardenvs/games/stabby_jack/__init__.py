@@ -14,10 +14,11 @@ attack or magic for XP) or REST (heal 1), with LEVEL_UP (5 XP for a new Stat) as
 
 from cardenvs.core.game import Game
 from cardenvs.games.stabby_jack import rules
+from cardenvs.games.stabby_jack.actions import action_name, num_actions
+from cardenvs.games.stabby_jack.deal import apply_deal
 from cardenvs.games.stabby_jack.observation import observation_layout, observe
 from cardenvs.games.stabby_jack.params import StabbyJackParams, fill_params, state_fields
-from cardenvs.games.stabby_jack.render import action_name, render
-from cardenvs.games.stabby_jack.setup import apply_deal, check_invariants
+from cardenvs.games.stabby_jack.render import render
 
 GAME = Game(
     name="stabby_jack",
@@ -26,7 +27,7 @@ GAME = Game(
     state_fields=state_fields,
     fill_params=fill_params,
     num_players=lambda params: params.num_players,
-    num_actions=rules.num_actions,
+    num_actions=num_actions,
     action_name=action_name,
     observation_layout=observation_layout,
     render=render,
@@ -40,7 +41,7 @@ GAME = Game(
               "xp": [["2D", "3D", "4D", "5D", "6S"], ["2C", "3C", "4C", "5C", "6C"]]}),
         ({}, {"dealer": 1, "stats": [["5H", "7D", "2S", "9C"], ["4H", "6D", "3S", "8C"]], "deck": ["AH", "JS"]}),
     ),
-    check_invariants=check_invariants,
+    check_invariants=rules.check_invariants,
     quick_params={"max_turns": 40},
     example_params=(
         {},

@@ -9,6 +9,7 @@ import numpy as np
 from cardenvs.core.game import StateField, check_bool, check_choice, check_int, header_fields
 from cardenvs.games.stabby_jack.cards import (
     CARDS_PER_DECK,
+    JOKER,
     JOKERS_PER_DECK,
     MONSTER_MONARCHS_PER_DECK,
     NUM_KINDS,
@@ -161,3 +162,11 @@ PARAMETER_FIELDS = (
     "win_uses_max_hp",
     "max_turns",
 )
+
+
+def card_copies(params: StabbyJackParams) -> np.ndarray:
+    """How many cards of each kind are in play."""
+    decks = (params.num_players + 1) // 2
+    copies = np.full(NUM_KINDS, decks, np.int64)
+    copies[JOKER] = decks * JOKERS_PER_DECK if params.jokers else 0
+    return copies

@@ -5,20 +5,9 @@ from __future__ import annotations
 import numpy as np
 
 from cardenvs.games.stabby_jack.cards import card_name
-from cardenvs.games.stabby_jack.params import MAX_STATS, StabbyJackParams
+from cardenvs.games.stabby_jack.params import StabbyJackParams
 from cardenvs.games.stabby_jack.rules import (
-    ACE_TARGET_BASE,
-    DECLINE,
-    FIGHT,
-    LEVEL_UP,
-    NO_SHIELD,
-    PAY_MONARCH,
-    PAY_MONSTER,
     PHASE_OVER,
-    REST,
-    SHIELD,
-    SLOT_BASE,
-    TRAIN,
     meets_luck,
     meets_power,
     meets_xp,
@@ -26,22 +15,6 @@ from cardenvs.games.stabby_jack.rules import (
 
 PHASE_NAMES = ("main action", "pay for Level Up", "replace a Stat", "gain at 8 Stats", "shield or not",
                "Ace: own Stat", "Ace: target Stat", "over")
-_NAMED_ACTIONS = {
-    TRAIN: "train", FIGHT: "fight", REST: "rest", LEVEL_UP: "level up", DECLINE: "decline",
-    SHIELD: "shield", NO_SHIELD: "no shield", PAY_MONSTER: "pay 1-XP card", PAY_MONARCH: "pay Monarch",
-}
-
-
-def action_name(params: StabbyJackParams, action: int) -> str:
-    """A short readable name: ``"train"``, ``"slot 3"``, ``"ace: seat +1 slot 2"``, …"""
-    if action in _NAMED_ACTIONS:
-        return _NAMED_ACTIONS[action]
-    if SLOT_BASE <= action < SLOT_BASE + MAX_STATS:
-        return f"slot {action - SLOT_BASE}"
-    index = action - ACE_TARGET_BASE
-    if 0 <= index < (params.seats() - 1) * MAX_STATS:
-        return f"ace: seat +{index // MAX_STATS + 1} slot {index % MAX_STATS}"
-    return f"invalid {action}"
 
 
 def _cards(row: np.ndarray, count: int) -> str:

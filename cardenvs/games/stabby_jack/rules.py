@@ -21,6 +21,7 @@ from cardenvs.games.stabby_jack.cards import (
     JOKER,
     JOKERS_PER_DECK,
     NO_CARD,
+    NUM_KINDS,
     SPADES,
     is_monarch,
     is_numbered,
@@ -29,7 +30,7 @@ from cardenvs.games.stabby_jack.cards import (
     value_of,
     xp_worth,
 )
-from cardenvs.games.stabby_jack.params import MAX_STATS, START_STATS
+from cardenvs.games.stabby_jack.params import MAX_STATS, START_STATS, StabbyJackParams, card_copies
 
 # Phases: what the player to act decides
 PHASE_MAIN = 0  # TRAIN / FIGHT / REST (and LEVEL_UP with 5 XP)
@@ -72,11 +73,6 @@ NO_HEARTS_HIT_POINTS = 1  # rule:stats: a player without Hearts has 1 HP
 
 WIN_REWARD = 1.0
 LOSS_REWARD = -1.0
-
-
-def num_actions(params) -> int:
-    """TRAIN…PAY_MONARCH, then one ACE_TARGET per opponent seat and slot (sized for ``params.seats()``)."""
-    return ACE_TARGET_BASE + (params.seats() - 1) * MAX_STATS
 
 
 # ---------------------------------------------------------------------------------------------- piles
@@ -759,3 +755,62 @@ def penalize(state, player):
     """rule:illegal_actions: the offender gets −1, the others 0, and the game ends."""
     state.phase = PHASE_OVER
     end_with_penalty(state, player)
+
+
+# ---------------------------------------------------------------------------------------------- invariants
+def _where_cards_are(state: np.record) -> np.ndarray:
+    counts = np.zeros(NUM_KINDS, np.int64)
+    np.add.at(counts, state.deck[: state.deck_size].astype(np.int64), 1)
+    np.add.at(counts, state.discard[: state.discard_size].astype(np.int64), 1)
+    for seat in range(int(state.num_players)):
+        np.add.at(counts, state.stats[seat, : state.stats_count[seat]].astype(np.int64), 1)
+        np.add.at(counts, state.xp_row[seat, : state.xp_count[seat]].astype(np.int64), 1)
+    if state.pending != NO_CARD:
+        counts[state.pending] += 1
+    return counts
+
+
+def _check_seat(state: np.record, seat: int) -> None:
+    count = int(state.stats_count[seat])
+    assert START_STATS <= count <= MAX_STATS, f"seat {seat} holds {count} Stats"
+    row = [int(card) for card in state.stats[seat, :count]]
+    assert all(is_numbered(card) for card in row), f"seat {seat} has a Special among its Stats"
+    assert (state.stats[seat, count:] == NO_CARD).all()
+    sums = [0, 0, 0, 0]
+    for card in row:
+        sums[suit_of(card)] += value_of(card)
+    assert state.hit_points[seat] == (sums[0] if sums[0] > 0 else NO_HEARTS_HIT_POINTS), f"seat {seat}: HP"
+    assert [state.magic[seat], state.attack[seat], state.luck[seat]] == sums[1:], f"seat {seat}: stat sums"
+    xp_cards = [int(card) for card in state.xp_row[seat, : state.xp_count[seat]]]
+    assert (state.xp_row[seat, state.xp_count[seat]:] == NO_CARD).all()
+    for card in xp_cards:
+        assert is_numbered(card) or (is_monarch(card) and suit_of(card) in (DIAMONDS, SPADES)), "bad XP card"
+    assert state.xp[seat] == sum(xp_worth(card) for card in xp_cards), f"seat {seat}: XP"
+    assert state.xp_monarchs[seat] == sum(is_monarch(card) for card in xp_cards), f"seat {seat}: Monarchs"
+    assert 0 <= state.damage[seat] < state.hit_points[seat], f"seat {seat} should be dead"
+
+
+def check_invariants(state: np.record, params: StabbyJackParams) -> None:
+    """Every card of every deck is in exactly one place; derived values equal their card sums; the player to
+    act has a legal action; phase and pending card agree."""
+    counts = _where_cards_are(state)
+    assert (counts == card_copies(params)).all(), f"cards not accounted for: {counts.tolist()}"
+    deck = state.deck[: state.deck_size].astype(np.int64)
+    assert (state.deck_counts == np.bincount(deck, minlength=NUM_KINDS)).all(), "deck_counts is stale"
+    assert int(state.total_cards) == int(card_copies(params).sum()) == CARDS_PER_DECK * int(state.num_decks) + (
+        JOKERS_PER_DECK * int(state.num_decks) if params.jokers else 0
+    )
+    for seat in range(int(state.num_players)):
+        _check_seat(state, seat)
+    if state.terminated or state.truncated:
+        assert state.current_player == NO_PLAYER and state.phase == PHASE_OVER
+        return
+    assert 0 <= state.current_player < state.num_players
+    assert state.phase != PHASE_OVER
+    waits_on_card = state.phase not in (PHASE_MAIN, PHASE_PAY)
+    assert (state.pending != NO_CARD) == waits_on_card, "pending card and phase disagree"
+    from cardenvs.games.stabby_jack.actions import num_actions  # here: actions.py imports the ids from this module
+
+    mask = np.zeros(num_actions(params), np.int8)
+    legal_mask(state, mask)
+    assert mask.any(), "the player to act has no legal action"

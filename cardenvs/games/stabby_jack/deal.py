@@ -1,4 +1,4 @@
-"""Starting from a chosen deal (``env.reset(options={"deal": ...})``) and the game's invariants."""
+"""Stabby Jack's chosen deals (``env.reset(options={"deal": ...})``, see docs/rules/stabby_jack.md)."""
 
 from __future__ import annotations
 
@@ -7,13 +7,9 @@ from typing import Any
 
 import numpy as np
 
-from cardenvs.core.game import NO_PLAYER
 from cardenvs.core.rng import shuffle
 from cardenvs.games.stabby_jack.cards import (
-    CARDS_PER_DECK,
     DIAMONDS,
-    JOKER,
-    JOKERS_PER_DECK,
     NO_CARD,
     NUM_KINDS,
     SPADES,
@@ -22,30 +18,14 @@ from cardenvs.games.stabby_jack.cards import (
     is_numbered,
     parse_card,
     suit_of,
-    value_of,
-    xp_worth,
 )
-from cardenvs.games.stabby_jack.params import MAX_STATS, PARAMETER_FIELDS, START_STATS, StabbyJackParams
+from cardenvs.games.stabby_jack.params import MAX_STATS, PARAMETER_FIELDS, START_STATS, StabbyJackParams, card_copies
 from cardenvs.games.stabby_jack.rules import (
-    NO_HEARTS_HIT_POINTS,
-    PHASE_MAIN,
-    PHASE_OVER,
-    PHASE_PAY,
-    legal_mask,
-    num_actions,
     start_game,
 )
 
 DEAL_KEYS = ("dealer", "deck", "stats", "xp", "damage", "discard", "rest")
 REST_PLACES = ("deck", "discard")
-
-
-def card_copies(params: StabbyJackParams) -> np.ndarray:
-    """How many cards of each kind are in play."""
-    decks = (params.num_players + 1) // 2
-    copies = np.full(NUM_KINDS, decks, np.int64)
-    copies[JOKER] = decks * JOKERS_PER_DECK if params.jokers else 0
-    return copies
 
 
 def _take(pool: np.ndarray, card: Any, where: str) -> int:
@@ -135,59 +115,3 @@ def apply_deal(state: np.record, params: StabbyJackParams, deal: dict) -> None:
             if not 0 <= amount < state.hit_points[seat]:
                 raise ValueError(f"deal: player {seat}'s damage must be from 0 to HP − 1")
             state.damage[seat] = amount
-
-
-def _where_cards_are(state: np.record) -> np.ndarray:
-    counts = np.zeros(NUM_KINDS, np.int64)
-    np.add.at(counts, state.deck[: state.deck_size].astype(np.int64), 1)
-    np.add.at(counts, state.discard[: state.discard_size].astype(np.int64), 1)
-    for seat in range(int(state.num_players)):
-        np.add.at(counts, state.stats[seat, : state.stats_count[seat]].astype(np.int64), 1)
-        np.add.at(counts, state.xp_row[seat, : state.xp_count[seat]].astype(np.int64), 1)
-    if state.pending != NO_CARD:
-        counts[state.pending] += 1
-    return counts
-
-
-def _check_seat(state: np.record, seat: int) -> None:
-    count = int(state.stats_count[seat])
-    assert START_STATS <= count <= MAX_STATS, f"seat {seat} holds {count} Stats"
-    row = [int(card) for card in state.stats[seat, :count]]
-    assert all(is_numbered(card) for card in row), f"seat {seat} has a Special among its Stats"
-    assert (state.stats[seat, count:] == NO_CARD).all()
-    sums = [0, 0, 0, 0]
-    for card in row:
-        sums[suit_of(card)] += value_of(card)
-    assert state.hit_points[seat] == (sums[0] if sums[0] > 0 else NO_HEARTS_HIT_POINTS), f"seat {seat}: HP"
-    assert [state.magic[seat], state.attack[seat], state.luck[seat]] == sums[1:], f"seat {seat}: stat sums"
-    xp_cards = [int(card) for card in state.xp_row[seat, : state.xp_count[seat]]]
-    assert (state.xp_row[seat, state.xp_count[seat]:] == NO_CARD).all()
-    for card in xp_cards:
-        assert is_numbered(card) or (is_monarch(card) and suit_of(card) in (DIAMONDS, SPADES)), "bad XP card"
-    assert state.xp[seat] == sum(xp_worth(card) for card in xp_cards), f"seat {seat}: XP"
-    assert state.xp_monarchs[seat] == sum(is_monarch(card) for card in xp_cards), f"seat {seat}: Monarchs"
-    assert 0 <= state.damage[seat] < state.hit_points[seat], f"seat {seat} should be dead"
-
-
-def check_invariants(state: np.record, params: StabbyJackParams) -> None:
-    """Every card of every deck is in exactly one place; derived values equal their card sums; the player to
-    act has a legal action; phase and pending card agree."""
-    counts = _where_cards_are(state)
-    assert (counts == card_copies(params)).all(), f"cards not accounted for: {counts.tolist()}"
-    deck = state.deck[: state.deck_size].astype(np.int64)
-    assert (state.deck_counts == np.bincount(deck, minlength=NUM_KINDS)).all(), "deck_counts is stale"
-    assert int(state.total_cards) == int(card_copies(params).sum()) == CARDS_PER_DECK * int(state.num_decks) + (
-        JOKERS_PER_DECK * int(state.num_decks) if params.jokers else 0
-    )
-    for seat in range(int(state.num_players)):
-        _check_seat(state, seat)
-    if state.terminated or state.truncated:
-        assert state.current_player == NO_PLAYER and state.phase == PHASE_OVER
-        return
-    assert 0 <= state.current_player < state.num_players
-    assert state.phase != PHASE_OVER
-    waits_on_card = state.phase not in (PHASE_MAIN, PHASE_PAY)
-    assert (state.pending != NO_CARD) == waits_on_card, "pending card and phase disagree"
-    mask = np.zeros(num_actions(params), np.int8)
-    legal_mask(state, mask)
-    assert mask.any(), "the player to act has no legal action"
