@@ -11,6 +11,7 @@ the engine decodes an action with one table lookup.
 from __future__ import annotations
 
 from itertools import combinations
+from typing import TYPE_CHECKING
 
 import numpy as np
 
@@ -22,6 +23,9 @@ from cardenvs.games.gin_slaughtre.cards import (
     card_name,
     pretty_name,
 )
+
+if TYPE_CHECKING:  # params.py imports MAX_DOWNCARDS from here
+    from cardenvs.games.gin_slaughtre.params import GinSlaughtreParams
 
 HAND_SIZE = 4  # cards a player refills to (rule:refill)
 NUM_UPCARDS = 3
@@ -116,7 +120,7 @@ def arrangement_action(dealt: list[int], upcards: list[int]) -> int:
     raise ValueError("upcards must be 3 distinct cards of the 7 dealt")
 
 
-def action_name(action: int, dealt: list[int] | None = None) -> str:
+def action_text(action: int, dealt: list[int] | None = None) -> str:
     """A short readable name of any action id, with cards written as on the table: ``"play 4♣"``,
     ``"set 7♣ 7♦ 7♠"``, ``"run 5♠-8♠"``, ``"take the pile"``.
 
@@ -141,3 +145,29 @@ def action_name(action: int, dealt: list[int] | None = None) -> str:
     if action < RUN_BASE or action >= PAIR_BASE:
         return "set " + " ".join(cards)
     return f"run {cards[0]}-{cards[-1]}"
+
+
+def num_actions(params: GinSlaughtreParams) -> int:
+    """420 for the standard game; +3 downcard slots; the pairs (up to id 501) with ``min_set_size=2``."""
+    if params.min_set_size == 2:
+        return NUM_ALL_ACTIONS
+    if params.num_downcards:
+        return PAIR_BASE
+    return NUM_BASE_ACTIONS
+
+
+def action_name(params: GinSlaughtreParams, action: int, state: np.record | None = None) -> str:
+    """A short readable name with cards as on the table, e.g. ``"play 7♥"``, ``"run 5♠-8♠"``, ``"take the pile"``.
+
+    Given the current ``state``, an arrangement names the upcards it makes (``"upcards: 2♦ 9♥ 9♠"``) from the
+    cards of the player to act; without it, their places among the player's seven cards sorted by id.
+    """
+    from cardenvs.games.gin_slaughtre import rules  # here: rules.py imports the action ids of this module
+
+    action = int(action)
+    if state is not None and action < NUM_ARRANGEMENTS and int(state.phase) == rules.PHASE_ARRANGE:
+        seat = int(state.current_player)
+        location = np.asarray(state.location)
+        dealt = np.flatnonzero((location == rules.LOC_HAND + seat) | (location == rules.LOC_UP + seat)).tolist()
+        return action_text(action, dealt)
+    return action_text(action)
