@@ -98,7 +98,7 @@ def encode_state(state, out):
     out[:] = 0.0
     locations = state.location
     for card in range(NUM_CARDS):
-        location = locations[card]
+        location = int(locations[card])  # int(): as plain Python int8 arithmetic below would overflow
         if LOC_HAND <= location < LOC_UP:
             out[HANDS + (location - LOC_HAND) * NUM_CARDS + card] = 1.0
             out[PUBLIC_HAND_CARDS + card] = np.float32(state.known[card] != 0)
