@@ -22,12 +22,11 @@ from cardenvs.games.clabber.cards import (
     NUM_CARDS,
     NUM_RANKS,
     NUM_SUITS,
-    PLAIN_POINTS,
     PLAIN_STRENGTH,
     TRUMP_POINTS,
     TRUMP_STRENGTH,
 )
-from cardenvs.games.clabber.rules import ACCEPT, DECLARE, NAME_SUIT, PASS
+from cardenvs.games.clabber.rules import ACCEPT, DECLARE, NAME_SUIT, PASS, beats, card_points
 
 PARTNER = 2  # relative seat of the partner
 TRUMP_COUNT_BONUS = 6  # per trump held: length in trumps wins tricks
@@ -54,18 +53,6 @@ def card_value(card: int, trump: int) -> tuple[int, int]:
     if card // NUM_RANKS == trump:
         return 1, int(TRUMP_STRENGTH[rank])
     return 0, int(PLAIN_STRENGTH[rank])
-
-
-def card_points(card: int, trump: int) -> int:
-    rank = card % NUM_RANKS
-    return int(TRUMP_POINTS[rank] if card // NUM_RANKS == trump else PLAIN_POINTS[rank])
-
-
-def beats(card: int, best: int, trump: int) -> bool:
-    """Does ``card`` beat ``best``, the card now winning the trick?"""
-    if card // NUM_RANKS == best // NUM_RANKS:
-        return card_value(card, trump)[1] > card_value(best, trump)[1]
-    return card // NUM_RANKS == trump
 
 
 class ClabberHeuristic(Agent):
