@@ -195,13 +195,16 @@ def _check_gin_slaughtre(record, blocks: dict, n: int) -> None:
     assert _cards(blocks["burnt"]) == set(np.flatnonzero(location == LOC_BURNT))
     in_hand = (location >= LOC_HAND) & (location < LOC_UP)
     assert _cards(blocks["public_hand_cards"]) == set(np.flatnonzero(in_hand & (record.known != 0)))
-    face_down = blocks["downcard_cards"].reshape(n, record.downcards.shape[1], -1)
-    for seat in range(n):
-        for slot in range(record.downcards.shape[1]):
-            card = int(record.downcards[seat, slot])
-            assert _cards(face_down[seat, slot]) == ({card} if card >= 0 else set())
-            if card >= 0:
-                assert location[card] == LOC_DOWN + seat
+    if "downcard_cards" in blocks:  # num_downcards=3 only
+        face_down = blocks["downcard_cards"].reshape(n, record.downcards.shape[1], -1)
+        for seat in range(n):
+            for slot in range(record.downcards.shape[1]):
+                card = int(record.downcards[seat, slot])
+                assert _cards(face_down[seat, slot]) == ({card} if card >= 0 else set())
+                if card >= 0:
+                    assert location[card] == LOC_DOWN + seat
+    else:
+        assert not (location >= LOC_DOWN).any()
     chosen = blocks["arrangements"].reshape(n, -1)
     for seat in range(n):
         choice = int(record.pending_arrangement[seat])
