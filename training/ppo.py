@@ -346,7 +346,8 @@ def settle(argv: Sequence[str] | None) -> Args:
         raise ValueError(f"{run_dir} already holds a run; pass --resume to continue it or choose another --run-dir")
     # Parsed again with the stored arguments as defaults: an option that differs from them was given anew.
     resumed = parse_args(argv, defaults=Args(**stored))
-    for name in (name for name in stored if name not in {*RESUME_MAY_CHANGE, *RESUME_FLAGS, "run_dir"}):
+    fixed = [name for name in stored if name not in {*RESUME_MAY_CHANGE, *RESUME_FLAGS, "run_dir"}]
+    for name in fixed:
         if getattr(resumed, name) != stored[name]:
             raise ValueError(
                 f"{_flag(name)} cannot change when resuming: the run in {run_dir} has {_shown(stored[name])}, "
