@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 import numpy as np
 
 import cardenvs
+from agents.base import Agent, act_on_rows
 from cardenvs.core.aec import CardEnv
 
 
@@ -27,17 +30,47 @@ def make_env(env_id: str, params: dict, **kwargs) -> CardEnv:
     return cardenvs.env(env_id, **params, **kwargs)
 
 
+def play_first_games(
+    env_id: str, agents: Sequence[Agent], seating: np.ndarray, seeds: Sequence[int], **params
+) -> tuple[np.ndarray, np.ndarray]:
+    """Play game ``i`` of a batched env from ``seeds[i]`` (the AEC game of that seed) to its end, the agents acting
+    on the seats ``seating`` gives them (see :func:`agents.base.act_on_rows`).
+
+    Returns every seat's return ``[N, P]`` and whether each game ended by the rules (terminated, not truncated).
+    """
+    venv = cardenvs.vector_env(env_id, len(seeds), **params)
+    obs, masks, players = venv.reset(seeds=seeds)
+    returns = np.zeros((len(seeds), venv.num_players))
+    ended_by_rules = np.zeros(len(seeds), dtype=bool)
+    playing = np.ones(len(seeds), dtype=bool)
+    actions = np.zeros(len(seeds), dtype=np.int64)
+    while playing.any():
+        act_on_rows(agents, seating, obs, masks, players, actions, rows=playing)
+        obs, masks, players, rewards, terminated, truncated = venv.step(actions, active=playing)
+        returns[playing] += rewards[playing]
+        ended = playing & (terminated | truncated)
+        ended_by_rules[ended] = terminated[ended]
+        playing &= ~ended
+    return returns, ended_by_rules
+
+
+def rotated_seat_returns(
+    env_id: str, agent: Agent, opponent: Agent, seeds: Sequence[int], **params
+) -> np.ndarray:
+    """``agent``'s return in each game of ``seeds``, playing seat ``i % P`` of game ``i``, ``opponent`` every other
+    seat."""
+    num_players = len(cardenvs.env(env_id, **params).possible_agents)
+    seats = np.arange(len(seeds)) % num_players
+    seating = np.where(np.arange(num_players) == seats[:, None], 0, 1)
+    returns, _ = play_first_games(env_id, [agent, opponent], seating, seeds, **params)
+    return returns[np.arange(len(seeds)), seats]
+
+
 def share_ended_by_rules(env_id: str, agent_class, games: int, seed: int = 0, **params) -> float:
-    """The share of ``games`` batched games, every seat played by one ``agent_class(layout)``, that end by the rules
-    (terminated, not truncated); only each slot's first game counts."""
-    venv = cardenvs.vector_env(env_id, games, **params)
-    agent = agent_class(venv.layout)
-    obs, masks, _ = venv.reset(seed=seed)
-    finished = np.zeros(games, dtype=bool)
-    ended_by_rules = np.zeros(games, dtype=bool)
-    while not finished.all():
-        obs, masks, _, _, terminated, truncated = venv.step(agent.act_batch(obs, masks))
-        first_end = (terminated | truncated) & ~finished
-        ended_by_rules[first_end] = terminated[first_end]
-        finished |= first_end
+    """The share of ``games`` batched games (game ``i`` seeded ``game_seed(seed, i)``), every seat played by one
+    ``agent_class(layout)``, that end by the rules (terminated, not truncated)."""
+    env = cardenvs.env(env_id, **params)
+    seeds = [cardenvs.game_seed(seed, i) for i in range(games)]
+    everyone = np.zeros(len(env.possible_agents), dtype=np.int64)  # agent 0 at every seat
+    _, ended_by_rules = play_first_games(env_id, [agent_class(env.unwrapped.layout)], everyone, seeds, **params)
     return float(ended_by_rules.mean())

@@ -9,29 +9,21 @@ from agents import RandomAgent
 from agents.clabber import ClabberHeuristic
 from cardenvs.games.clabber.cards import card_id
 from cardenvs.games.clabber.rules import ACCEPT, DECLARE, PASS
+from tests.helpers import play_first_games
 
 Z95 = 1.96
+NUM_SEATS = 4
 
 
 def _heuristic_team_rewards(games: int, **params) -> np.ndarray:
     """The heuristic plays both seats of one team (alternating teams), random players the other."""
-    env = cardenvs.env("clabber_v0", **params)
-    heuristic = ClabberHeuristic(env.unwrapped.layout)
-    opponent = RandomAgent(seed=1)
-    rewards = []
-    for game in range(games):
-        team = game % 2
-        env.reset(seed=1000 + game)
-        for agent in env.agent_iter():
-            observation, reward, terminated, truncated, _ = env.last()
-            if terminated or truncated:
-                if agent == f"player_{team}":
-                    rewards.append(reward)
-                env.step(None)
-                continue
-            player = heuristic if int(agent.split("_")[1]) % 2 == team else opponent
-            env.step(player.act(observation))
-    return np.array(rewards)
+    layout = cardenvs.env("clabber_v0", **params).unwrapped.layout
+    teams = np.arange(games) % 2
+    seating = np.where(np.arange(NUM_SEATS) % 2 == teams[:, None], 0, 1)  # agent 0: the heuristic
+    returns, _ = play_first_games(
+        "clabber_v0", [ClabberHeuristic(layout), RandomAgent(seed=1)], seating, range(1000, 1000 + games), **params
+    )
+    return returns[np.arange(games), teams]
 
 
 def test_heuristic_team_wins_points_hand_after_hand():

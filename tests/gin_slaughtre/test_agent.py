@@ -9,30 +9,18 @@ import cardenvs
 from agents.base import RandomAgent
 from agents.gin_slaughtre import GinSlaughtreHeuristic
 from cardenvs.games.gin_slaughtre import GAME
-from tests.helpers import share_ended_by_rules
+from tests.helpers import rotated_seat_returns, share_ended_by_rules
 
 GAMES = 200
 Z99 = 2.58
 
 
 def _heuristic_rewards(games: int, **params) -> np.ndarray:
-    env = cardenvs.env("gin_slaughtre_v0", **params)
-    heuristic = GinSlaughtreHeuristic(env.unwrapped.layout)
-    opponent = RandomAgent(seed=1)
-    rewards = []
-    for game in range(games):
-        seat = f"player_{game % 2}"  # the heuristic plays both seats in turn
-        env.reset(seed=game)
-        for agent in env.agent_iter():
-            observation, reward, terminated, truncated, _ = env.last()
-            if terminated or truncated:
-                if agent == seat:
-                    rewards.append(reward)
-                env.step(None)
-                continue
-            player = heuristic if agent == seat else opponent
-            env.step(player.act(observation))
-    return np.array(rewards)
+    """The heuristic plays both seats in turn (seat ``game % 2``), a random player the other."""
+    layout = cardenvs.env("gin_slaughtre_v0", **params).unwrapped.layout
+    return rotated_seat_returns(
+        "gin_slaughtre_v0", GinSlaughtreHeuristic(layout), RandomAgent(seed=1), range(games), **params
+    )
 
 
 def test_heuristic_beats_random():

@@ -7,29 +7,18 @@ import numpy as np
 import cardenvs
 from agents import RandomAgent
 from agents.slabberjan import SlabberjanHeuristic
+from tests.helpers import rotated_seat_returns
 
 GAMES = 600
 Z95 = 1.96
 
 
 def _heuristic_rewards(num_players: int, games: int) -> np.ndarray:
-    env = cardenvs.env("slabberjan_v0", num_players=num_players)
-    heuristic = SlabberjanHeuristic(env.unwrapped.layout)
-    opponent = RandomAgent(seed=1)
-    rewards = []
-    for game in range(games):
-        seat = f"player_{game % num_players}"  # rotate the heuristic through every seat
-        env.reset(seed=game)
-        for agent in env.agent_iter():
-            observation, reward, terminated, truncated, _ = env.last()
-            if terminated or truncated:
-                if agent == seat:
-                    rewards.append(reward)
-                env.step(None)
-                continue
-            player = heuristic if agent == seat else opponent
-            env.step(player.act(observation))
-    return np.array(rewards)
+    """The heuristic rotates through every seat (seat ``game % num_players``), random players take the others."""
+    layout = cardenvs.env("slabberjan_v0", num_players=num_players).unwrapped.layout
+    return rotated_seat_returns(
+        "slabberjan_v0", SlabberjanHeuristic(layout), RandomAgent(seed=1), range(games), num_players=num_players
+    )
 
 
 def test_heuristic_beats_random_heads_up():

@@ -8,6 +8,7 @@ import cardenvs
 from agents import RandomAgent
 from agents.slap import SlapHeuristic, slappable
 from cardenvs.games.slap.params import SLAP_RULES
+from tests.helpers import rotated_seat_returns
 
 GAMES = 300
 Z95 = 1.96
@@ -45,23 +46,11 @@ def test_miss_and_false_slap_rates_do_what_they_say():
 
 
 def _heuristic_rewards(num_players: int, games: int) -> np.ndarray:
-    env = cardenvs.env("slap_v0", num_players=num_players)
-    heuristic = SlapHeuristic(env.unwrapped.layout)
-    opponent = RandomAgent(seed=1)
-    rewards = []
-    for game in range(games):
-        seat = f"player_{game % num_players}"  # rotate the heuristic through every seat
-        env.reset(seed=game)
-        for agent in env.agent_iter():
-            observation, reward, terminated, truncated, _ = env.last()
-            if terminated or truncated:
-                if agent == seat:
-                    rewards.append(reward)
-                env.step(None)
-                continue
-            player = heuristic if agent == seat else opponent
-            env.step(player.act(observation))
-    return np.array(rewards)
+    """The heuristic rotates through every seat (seat ``game % num_players``), random players take the others."""
+    layout = cardenvs.env("slap_v0", num_players=num_players).unwrapped.layout
+    return rotated_seat_returns(
+        "slap_v0", SlapHeuristic(layout), RandomAgent(seed=1), range(games), num_players=num_players
+    )
 
 
 def test_heuristic_beats_random_heads_up():
