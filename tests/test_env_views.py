@@ -122,8 +122,10 @@ def test_a_deal_that_is_not_a_dict_is_refused_with_its_keys(env_id):
         for key in game.deal_keys:
             assert key in str(info.value)
     with pytest.raises(ValueError, match="reset options"):
-        env.reset(seed=2, options={"dael": {}})
+        env.reset(seed=2, options=["deal"])
     assert env.snapshot() == before
+    with pytest.warns(UserWarning, match="ignores the unknown option"):
+        env.reset(seed=2, options={"dael": {}})  # a misspelt key is named, the game starts from the seed
 
 
 @pytest.mark.parametrize(("env_id", "params", "deal"), DEAL_CASES[:1] + DEAL_CASES[-1:])

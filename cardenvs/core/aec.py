@@ -13,6 +13,7 @@ import copy
 import dataclasses
 from typing import Any
 
+import gymnasium
 import numpy as np
 from gymnasium import spaces
 from pettingzoo import AECEnv
@@ -348,11 +349,19 @@ class CardEnv(AECEnv):
             self.agent_selection = self.possible_agents[player]
 
     def _checked_deal(self, options: dict | None) -> Any:
-        """The chosen deal of ``reset``'s options, or None; ValueError if the options are not understood."""
+        """The chosen deal of ``reset``'s options, or None; ValueError if the options cannot be read.
+
+        Options other than ``"deal"`` are left alone with a warning: wrappers and test suites (PettingZoo's
+        api_test among them) pass options of their own, and gymnasium's convention is to ignore what an env does
+        not know.
+        """
         if options is None:
             return None
-        if not isinstance(options, dict) or set(options) - {"deal"}:
-            raise ValueError(f"{self.game.env_id}: reset options must be None or {{'deal': {{...}}}}; got {options!r}")
+        if not isinstance(options, dict):
+            raise ValueError(f"{self.game.env_id}: reset options must be None or a dict such as {{'deal': {{...}}}}")
+        unknown = sorted(map(str, set(options) - {"deal"}))
+        if unknown:
+            gymnasium.logger.warn(f"{self.game.env_id}: reset ignores the unknown option(s) {', '.join(unknown)}")
         deal = options.get("deal")
         if deal is not None and not isinstance(deal, dict):
             keys = f" with keys from {', '.join(self.game.deal_keys)}" if self.game.deal_keys else ""
