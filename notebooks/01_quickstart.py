@@ -299,7 +299,7 @@ print(env.render())
 # %% [markdown]
 # The player left of the dealer bids first. The rule-based agent accepts hearts with this hand; it is now the
 # maker, and as it also leads the first trick, the engine declares its meld (J-10-9 of hearts) at once
-# ([rule 16](../docs/rules/clabber.md#rules)):
+# ([`rule:meld_declaring`](../docs/rules/clabber.md#rules)):
 
 # %%
 agent = make_agent("heuristic", "clabber_v0", env.unwrapped.layout)

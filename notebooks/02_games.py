@@ -136,9 +136,9 @@ def first_decided_seed(env_id: str, **params) -> int:
 play_out("slabberjan_v0", seed=0)
 
 # %% [markdown]
-# ### The Cat ([rule 9](../docs/rules/slabberjan.md#rules))
+# ### The Cat ([`rule:cat`](../docs/rules/slabberjan.md#rules))
 #
-# The four matadors refuse an exchange (R7), each in its own way. Trying to swap with the holder of the
+# The four matadors refuse an exchange (`rule:matadors_refuse`), each in its own way. Trying to swap with the holder of the
 # **Cat** ("Meow") costs the attacker a chip, and *every exchange made this round is undone*: each player
 # gets back the piece dealt to it, and what players learnt from those exchanges is void. The search below
 # looks for a decision after which some seat has announced the Cat (`announced` field, kind 18).
@@ -175,11 +175,11 @@ assert (cat.after.piece == cat.after.original).all()
 play_out("gin_slaughtre_v0", seed=first_decided_seed("gin_slaughtre_v0"))
 
 # %% [markdown]
-# ### Burning the pile ([rules 10 and 12](../docs/rules/gin_slaughtre.md#rules))
+# ### Burning the pile ([`rule:nines`, `rule:burning`](../docs/rules/gin_slaughtre.md#rules))
 #
 # A **9** may be played at any time, and a 9 on top of the pile (a single, a set of 9s, or a run that ends
 # in 9) **burns** it: the pile leaves the game, and the same player refills its hand and plays again on the
-# empty pile (R12). (Four cards of one rank on top burn it too, R11.) The search looks for a decision after
+# empty pile (`rule:burning`). (Four cards of one rank on top burn it too, `rule:quartets`.) The search looks for a decision after
 # which the `burnt_count` grew and a 9 went from the acting player's cards (`location` field) to the burnt
 # cards.
 
@@ -217,12 +217,12 @@ show("gin_slaughtre_v0", burn.after, "\nafter:")
 play_out("clabber_v0", seed=0)
 
 # %% [markdown]
-# ### A meld and the Bell ([rules 16–20](../docs/rules/clabber.md#rules))
+# ### A meld and the Bell ([`rule:meld_declaring` … `rule:bell`](../docs/rules/clabber.md#rules))
 #
-# At each player's turn in the first trick the engine declares the player's best melds (R16): four of a
-# kind or a sequence of 3+ in one suit, e.g. K-Q-J of spades (R17). When the first trick ends, only the team
-# with the better best meld scores its melds (R19). Apart from that, a player dealt **both the trump King
-# and Queen** scores 20 for the team when playing the second of them: the **Bell** (R20).
+# At each player's turn in the first trick the engine declares the player's best melds (`rule:meld_declaring`): four of a
+# kind or a sequence of 3+ in one suit, e.g. K-Q-J of spades (`rule:meld_values`). When the first trick ends, only the team
+# with the better best meld scores its melds (`rule:meld_comparison`). Apart from that, a player dealt **both the trump King
+# and Queen** scores 20 for the team when playing the second of them: the **Bell** (`rule:bell`).
 #
 # The search plays single hands (`single_hand=True`) until one hand has both: it starts at the decision
 # after which a seat's `meld_status` became *declared* and ends at the one after which `bell_points` became
@@ -272,11 +272,11 @@ show("clabber_v0", bell.after, single_hand=True)
 play_out("stabby_jack_v0", seed=first_decided_seed("stabby_jack_v0", num_players=3), num_players=3)
 
 # %% [markdown]
-# ### The Ace swap ([rule 13](../docs/rules/stabby_jack.md#rules))
+# ### The Ace swap ([`rule:ace`](../docs/rules/stabby_jack.md#rules))
 #
 # An Ace drawn while training or fighting forces a swap: the drawer picks one of its own Stats, then a Stat
 # of any opponent with the same suit or the same value, and the two change places. The swap can help the
-# drawer, hurt the target, or even kill either of them (R9, R17). The search starts at the decision after
+# drawer, hurt the target, or even kill either of them (`rule:losing_hearts`, `rule:death_and_rebirth`). The search starts at the decision after
 # which the game is in the *Ace: own Stat* or *Ace: target Stat* phase (`phase` 5 or 6) and ends when it
 # leaves them.
 
@@ -306,9 +306,9 @@ for seat in range(int(first.num_players)):
 
 # %% [markdown]
 # The drawer first chose its own Stat (`slot i`), then the opponent's Stat to take (`ace: seat +r slot j`:
-# the opponent `r` seats to the left; a half with only one option is taken by the engine, R24). The two
+# the opponent `r` seats to the left; a half with only one option is taken by the engine, `rule:forced_decisions`). The two
 # matching cards changed rows, every derived value (HP, magic, attack, luck) was recomputed, and the Ace
-# went to the discard pile. A player left without a Heart has 1 HP (R3), so a swap that gives away the
+# went to the discard pile. A player left without a Heart has 1 HP (`rule:stats`), so a swap that gives away the
 # last Heart makes its owner easy to kill.
 
 # %% [markdown]
@@ -323,11 +323,11 @@ for seat in range(int(first.num_players)):
 play_out("slap_v0", seed=0)
 
 # %% [markdown]
-# ### A slap that wins the pile ([rules 7, 19 and 22](../docs/rules/slap.md#rules))
+# ### A slap that wins the pile ([`rule:slap_window`, `rule:correct_slap`, `rule:simultaneous_slaps`](../docs/rules/slap.md#rules))
 #
-# After every card every player still in secretly chooses SLAP or PASS (R7); the window is resolved once the
+# After every card every player still in secretly chooses SLAP or PASS (`rule:slap_window`); the window is resolved once the
 # last seat has chosen. If the pile is slappable, one of the slappers, drawn by the game's own chance when
-# several slapped at once (R22), takes the whole pile under its stack and plays next (R19). The search
+# several slapped at once (`rule:simultaneous_slaps`), takes the whole pile under its stack and plays next (`rule:correct_slap`). The search
 # looks for the last choice of a window (`window_index` = `window_size` − 1) after which `last_winner` names
 # a seat; `slap_matches` tells which slap rule matched.
 
