@@ -65,13 +65,12 @@ _ENV_ID = re.compile(r"[a-z][a-z0-9_]*_v\d+")
 
 
 def _game_doc(env_id: str) -> str:
-    """The docstring of the module that defines the game's ``GAME`` (its package, for a built-in game)."""
-    game = get_game(env_id)
-    for module in list(sys.modules.values()):
-        # vars(): a module's own names only, never a module-level __getattr__
-        if module is not None and vars(module).get("GAME") is game and module.__doc__:
-            return module.__doc__
-    return f"The ``{env_id}`` game: ``env``, ``raw_env`` and ``vector_env`` bound to it."
+    """The docstring of the module that the game was registered from (its package, for a built-in game)."""
+    from cardenvs.core.registry import game_module
+
+    name = game_module(env_id)
+    doc = importlib.import_module(name).__doc__ if name else None
+    return doc or f"The ``{env_id}`` game: ``env``, ``raw_env`` and ``vector_env`` bound to it."
 
 
 class _EnvModules(importlib.abc.MetaPathFinder, importlib.abc.Loader):

@@ -31,6 +31,8 @@ GAME_MODULES_VARIABLE = "CARDENVS_GAME_MODULES"
 GAMES_PACKAGE = "cardenvs.games"
 
 _GAMES: dict[str, Game] = {}
+#: env id -> the module whose ``GAME`` it is, where the game was registered from a module
+_MODULES: dict[str, str] = {}
 _discovered = False
 
 
@@ -43,11 +45,15 @@ def _game_of_module(module_name: str) -> Game:
     return game
 
 
-def _add(game: Game, replace: bool) -> None:
+def _add(game: Game, replace: bool, module_name: str | None = None) -> None:
     known = _GAMES.get(game.env_id)
     if known is not None and known is not game and not replace:
         raise ValueError(f"env id {game.env_id!r} is already registered (by another Game); pass replace=True")
     _GAMES[game.env_id] = game
+    if module_name:
+        _MODULES[game.env_id] = module_name
+    elif known is not game:
+        _MODULES.pop(game.env_id, None)
     sys.modules.pop(f"cardenvs.{game.env_id}", None)  # a module-style module made for a replaced game
 
 
@@ -62,10 +68,10 @@ def _discover() -> None:
         if info.ispkg:
             module = importlib.import_module(f"{GAMES_PACKAGE}.{info.name}")
             if isinstance(getattr(module, "GAME", None), Game):
-                _add(module.GAME, replace=False)
+                _add(module.GAME, replace=False, module_name=module.__name__)
     for name in os.environ.get(GAME_MODULES_VARIABLE, "").split(","):
         if name.strip():
-            _add(_game_of_module(name.strip()), replace=False)
+            _add(_game_of_module(name.strip()), replace=False, module_name=name.strip())
 
 
 def register(game: Game | str, replace: bool = False) -> Game:
@@ -80,11 +86,12 @@ def register(game: Game | str, replace: bool = False) -> Game:
         The registered game.
     """
     _discover()
+    module_name = None
     if isinstance(game, str):
-        game = _game_of_module(game)
+        module_name, game = game, _game_of_module(game)
     if not isinstance(game, Game):
         raise TypeError(f"register() takes a Game or a module name, not {type(game).__name__}")
-    _add(game, replace)
+    _add(game, replace, module_name)
     return game
 
 
@@ -94,7 +101,14 @@ def unregister(env_id: str) -> None:
     if env_id not in _GAMES:
         raise ValueError(f"unknown env id {env_id!r}; available: {', '.join(_GAMES)}")
     del _GAMES[env_id]
+    _MODULES.pop(env_id, None)
     sys.modules.pop(f"cardenvs.{env_id}", None)
+
+
+def game_module(env_id: str) -> str | None:
+    """The name of the module whose ``GAME`` the game is, when it was registered from a module (None otherwise)."""
+    get_game(env_id)
+    return _MODULES.get(env_id)
 
 
 def available_envs() -> list[str]:

@@ -34,7 +34,8 @@ GAME = Game(
     example_params=({}, {"deck_size": 12, "hand_size": 5}),
     quick_params={},
     rule_based_agent="tests.toy_game.agent:ToyHeuristic",
-    training_defaults={"total_timesteps": 2_048, "net_arch": [16]},
+    # training/ppo.py has no common default for these four: every game names them
+    training_defaults={"total_timesteps": 2_048, "gamma": 0.99, "ent_coef": 0.01, "net_arch": [16]},
     reset=rules.reset,
     step=rules.step,
     legal_mask=rules.legal_mask,

@@ -30,7 +30,7 @@ REPOSITORY = Path(__file__).resolve().parents[2]
 @pytest.fixture(autouse=True, scope="module")
 def registered():
     """The toy game is registered for these tests only: the other test modules never see it."""
-    cardenvs.register(GAME)
+    cardenvs.register(GAME_MODULE)
     yield
     cardenvs.unregister(ENV_ID)
 
