@@ -9,7 +9,7 @@ from cardenvs.core.vector import VectorEnv
 
 ENV_IDS = cardenvs.available_envs()
 NUM_GAMES = 6
-MAX_STEPS = 3000
+MAX_STEPS = 50_000  # enough for every first game to end (random Slap games can run to thousands of moves)
 
 
 def _aec_games(env_id: str, seeds: list[int]) -> list:
