@@ -208,9 +208,9 @@ class VectorEnv:
         self.final_observations = np.zeros(0, np.float32)
         #: their action masks in the finished games (all zero for a seat the end found waiting)
         self.final_action_masks = np.zeros(0, np.int8)
-        self._step_kernel = _step_games if (num_envs >= PARALLEL_MIN_GAMES if parallel is None else parallel) else (
-            _step_games_serial
-        )
+        if parallel is None:
+            parallel = self.num_envs >= PARALLEL_MIN_GAMES
+        self._step_kernel = _step_games if parallel else _step_games_serial
         self._all_rows = np.arange(self.num_envs, dtype=np.int64)
         self._samplers = engine_view(np.zeros(self.num_envs, _SAMPLER_DTYPE))
         self._sampled = np.zeros(self.num_envs, np.int64)
