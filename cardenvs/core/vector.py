@@ -349,6 +349,24 @@ class VectorEnv:
         """The games' state records (a view: read them, change them only through ``step``/``reset``)."""
         return self._states.view(np.recarray)
 
+    def global_states(self, out: np.ndarray | None = None) -> np.ndarray:
+        """The global state of every game, float32 ``[N, S]``: everything on the table and in every hand.
+
+        For centralised critics (each row is the AEC env's ``state()`` of that game); see
+        :mod:`cardenvs.core.global_state` and "Global state" in the game's rules page. Reading it draws no
+        randomness and changes nothing.
+
+        Args:
+            out: a float32 ``[N, S]`` array to write into; by default a new one.
+        """
+        from cardenvs.core.global_state import encode_states, state_layout
+
+        if not self._has_reset:
+            raise RuntimeError(f"{self.game.env_id}: call reset() before global_states()")
+        if out is None:
+            out = np.zeros((self.num_envs, state_layout(self.game, self.params).size), np.float32)
+        return encode_states(self._engine_states, out, parallel=self._step_kernel is _step_games)
+
     def sample_actions(self) -> np.ndarray:
         """A uniformly random legal action for every game, from the env's own sampling generators."""
         if not self._has_reset:
