@@ -12,7 +12,7 @@ starts from a chosen deal.
 from __future__ import annotations
 
 from cardenvs.core.game import Game
-from cardenvs.games.clabber import rules
+from cardenvs.games.clabber import rules, state
 from cardenvs.games.clabber.actions import action_name, num_actions
 from cardenvs.games.clabber.cards import NUM_RANKS
 from cardenvs.games.clabber.deal import apply_deal, deal_order
@@ -58,6 +58,8 @@ GAME = Game(
     observe=observe,
     penalize=rules.penalize,
     render_private=render_private,
+    state_layout=state.state_layout,
+    encode_state=state.encode_state,
 )
 
 __all__ = ["GAME", "NUM_RANKS", "action_name", "apply_deal", "deal_order", "num_actions"]

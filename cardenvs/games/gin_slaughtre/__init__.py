@@ -8,7 +8,7 @@ above the pile's top; 2s, 9s, 5s, Jacks and Jokers are special. ``env()``, ``raw
 from __future__ import annotations
 
 from cardenvs.core.game import Game
-from cardenvs.games.gin_slaughtre import rules
+from cardenvs.games.gin_slaughtre import rules, state
 from cardenvs.games.gin_slaughtre.actions import action_name, num_actions
 from cardenvs.games.gin_slaughtre.deal import DEAL_KEYS, apply_deal, deck_from_deal
 from cardenvs.games.gin_slaughtre.observation import observation_layout, observe
@@ -52,6 +52,8 @@ GAME = Game(
     penalize=rules.penalize,
     render_private=render_private,
     describe_step=describe_step,
+    state_layout=state.state_layout,
+    encode_state=state.encode_state,
 )
 
 __all__ = ["DEAL_KEYS", "GAME", "action_name", "apply_deal", "deck_from_deal", "num_actions"]

@@ -6,7 +6,7 @@
 from __future__ import annotations
 
 from cardenvs.core.game import Game
-from cardenvs.games.slabberjan import rules
+from cardenvs.games.slabberjan import rules, state
 from cardenvs.games.slabberjan.actions import ACTION_NAMES, action_name, num_actions
 from cardenvs.games.slabberjan.deal import apply_deal
 from cardenvs.games.slabberjan.observation import observation_layout, observe
@@ -52,6 +52,8 @@ GAME = Game(
     observe=observe,
     penalize=rules.penalize,
     render_private=render_private,
+    state_layout=state.state_layout,
+    encode_state=state.encode_state,
 )
 
 __all__ = ["ACTION_NAMES", "GAME", "action_name", "apply_deal", "num_actions"]

@@ -9,7 +9,7 @@ parameters listed in the docs (slap rules on/off, face-card chances, penalty, Jo
 from __future__ import annotations
 
 from cardenvs.core.game import Game
-from cardenvs.games.slap import rules
+from cardenvs.games.slap import rules, state
 from cardenvs.games.slap.actions import ACTION_NAMES, action_name, num_actions
 from cardenvs.games.slap.cards import MAX_CARDS
 from cardenvs.games.slap.deal import apply_deal
@@ -55,6 +55,8 @@ GAME = Game(
     legal_mask=rules.legal_mask,
     observe=observe,
     penalize=rules.penalize,
+    state_layout=state.state_layout,
+    encode_state=state.encode_state,
 )
 
 assert MAX_CARDS == 54

@@ -13,7 +13,7 @@ attack or magic for XP) or REST (heal 1), with LEVEL_UP (5 XP for a new Stat) as
 """
 
 from cardenvs.core.game import Game
-from cardenvs.games.stabby_jack import rules
+from cardenvs.games.stabby_jack import rules, state
 from cardenvs.games.stabby_jack.actions import action_name, num_actions
 from cardenvs.games.stabby_jack.deal import apply_deal
 from cardenvs.games.stabby_jack.observation import observation_layout, observe
@@ -54,6 +54,8 @@ GAME = Game(
     legal_mask=rules.legal_mask,
     observe=observe,
     penalize=rules.penalize,
+    state_layout=state.state_layout,
+    encode_state=state.encode_state,
 )
 
 __all__ = ["GAME", "StabbyJackParams"]

@@ -31,6 +31,6 @@ def state_layout(params: StabbyJackParams) -> ObservationLayout:
 @njit(cache=True)
 def encode_state(state, out):
     """Write the global state of ``state`` into ``out`` (float32, the size of :func:`state_layout`)."""
-    # room for every action of these seats (rules.num_actions), for the observer's legal mask
+    # room for every action of these seats (actions.num_actions), for the observer's legal mask
     mask = np.zeros(ACE_TARGET_BASE + (state.max_players - 1) * MAX_STATS, np.int8)
     observe(state, OBSERVER, out, mask)
