@@ -155,8 +155,11 @@ def run(args: argparse.Namespace, input_fn: Callable[[str], str] = input, output
         for name, observation in decisions(env, final):
             player = env.possible_agents.index(name)
             action = agents[player].act(observation)
-            who = "you" if player == seat else f"{name} ({specs[player]})"
-            output(f"{who}: {game.action_name(params, action)}")
+            if player == seat:
+                output(f"you: {game.action_name(params, action)}")
+            else:  # as the person's seat may see it: a hidden choice is not named
+                shown = (game.public_action_name or game.action_name)(params, action)
+                output(f"{name} ({specs[player]}): {shown}")
             before = env.unwrapped.state_record.copy()
             env.step(action)  # agents return legal actions; the env refuses anything else without changing
             record.actions.append(int(action))

@@ -159,6 +159,9 @@ class Game:
     #: public events of one step worth announcing to a person (a burnt pile, an extra turn), one line each, from
     #: copies of the record before and after the step
     describe_step: Callable[[Any, Any, Any], list[str]] = no_events
+    #: how the other seats see an action, where its name would tell them what they may not know (a simultaneous
+    #: hidden choice); ``None``: its ``action_name``
+    public_action_name: Callable[[Any, int], str] | None = None
     #: the keys a chosen deal (``reset(options={"deal": ...})``) may have, for error messages
     deal_keys: tuple[str, ...] = ()
     #: (parameters, deal) pairs: chosen deals that the generic tests start games from

@@ -73,3 +73,10 @@ def test_typed_form_is_the_same_for_every_game():
     assert typed_form("♤ ♧ ♡ ♢") == "s c h d"
     agent, _ = _agent("clabber_v0")  # a game whose names already use letters is matched as before
     assert agent.parse("play ac", np.array([0, 4])) == (0, "")
+
+
+def test_the_other_seat_sees_only_that_an_arrangement_was_chosen():
+    params = GAME.make_params()
+    for action in range(NUM_ARRANGEMENTS):
+        assert GAME.public_action_name(params, action) == "chooses its upcards"
+    assert GAME.public_action_name(params, SINGLE_BASE + card_id("4C")) == "play 4♣"

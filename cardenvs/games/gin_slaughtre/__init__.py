@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from cardenvs.core.game import Game
 from cardenvs.games.gin_slaughtre import rules, state
-from cardenvs.games.gin_slaughtre.actions import action_name, num_actions
+from cardenvs.games.gin_slaughtre.actions import action_name, num_actions, public_action_name
 from cardenvs.games.gin_slaughtre.deal import DEAL_KEYS, apply_deal, deck_from_deal
 from cardenvs.games.gin_slaughtre.observation import observation_layout, observe
 from cardenvs.games.gin_slaughtre.params import NUM_PLAYERS, GinSlaughtreParams, fill_params, state_fields
@@ -54,6 +54,7 @@ GAME = Game(
     describe_step=describe_step,
     state_layout=state.state_layout,
     encode_state=state.encode_state,
+    public_action_name=public_action_name,
 )
 
 __all__ = ["DEAL_KEYS", "GAME", "action_name", "apply_deal", "deck_from_deal", "num_actions"]

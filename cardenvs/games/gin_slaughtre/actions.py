@@ -171,3 +171,11 @@ def action_name(params: GinSlaughtreParams, action: int, state: np.record | None
         dealt = np.flatnonzero((location == rules.LOC_HAND + seat) | (location == rules.LOC_UP + seat)).tolist()
         return action_text(action, dealt)
     return action_text(action)
+
+
+def public_action_name(params: GinSlaughtreParams, action: int) -> str:
+    """An action as the other seat sees it: an arrangement is hidden until both chose (rule:arranging), and even
+    the places of its upcards among the player's cards would tell how its hand ranks against them."""
+    if int(action) < SINGLE_BASE:
+        return "chooses its upcards"
+    return action_name(params, action)
