@@ -69,6 +69,8 @@ def game_defaults() -> dict[str, dict[str, Any]]:
 COMMON_DEFAULTS: dict[str, Any] = {
     "num_envs": 16, "n_steps": 128, "batch_size": 256, "n_epochs": 10, "eval_games": 200, "final_games": 1000,
     "opponents": ["random", "heuristic"],
+    # for a game whose training_defaults leave these out
+    "total_timesteps": 300_000, "gamma": 0.99, "ent_coef": 0.01, "net_arch": [64, 64],
 }
 #: checkpoints, snapshots and evaluations default to this many per run
 EVENTS_PER_RUN = 10
@@ -195,7 +197,7 @@ def default_help(name: str) -> str:
     if any(name in defaults for defaults in per_game.values()):
         games_of: dict[str, list[str]] = {}
         for env_id, defaults in per_game.items():
-            games_of.setdefault(_shown(defaults[name]), []).append(env_id)
+            games_of.setdefault(_shown(defaults.get(name, COMMON_DEFAULTS.get(name))), []).append(env_id)
         if len(games_of) == 1:
             return next(iter(games_of))
         return "per game: " + "; ".join(f"{value} for {', '.join(games)}" for value, games in games_of.items())
