@@ -175,7 +175,14 @@ class CardEnv(AECEnv):
         """PettingZoo's ``last``; before the first ``reset`` a RuntimeError says to reset first."""
         if not self._has_reset:
             raise RuntimeError(f"{self.game.env_id}: call reset() before last()")
-        return super().last(observe)
+        agent = self.agent_selection  # PettingZoo's own last(), inlined: it runs on every step of the AEC loop
+        return (
+            self.observe(agent) if observe else None,
+            self._cumulative_rewards[agent],
+            self.terminations[agent],
+            self.truncations[agent],
+            self.infos[agent],
+        )
 
     def step(self, action: Any) -> None:
         if not self._has_reset:
