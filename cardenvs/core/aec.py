@@ -302,17 +302,10 @@ class CardEnv(AECEnv):
         """Views into the state array that the hot path reads without going through ``np.record``."""
         self._engine_states = engine_view(self._states)
         self._records = self._states.view(np.recarray)
-        self._current_player = self._states["current_player"]
-        self._terminated = self._states["terminated"]
-        self._truncated = self._states["truncated"]
         self._step_rewards = self._states["rewards"][0]
         # The hot path's kernels, resolved once for these exact argument types (player and action are ints).
         self._step_game = entry_point(step_game, self._engine_states, 0, self._mask)
         self._observe_game = entry_point(observe_game, self._engine_states, 0, self._obs, self._scratch_mask)
-
-    def _status(self) -> tuple[int, bool, int]:
-        over = 1 if self._terminated[0] else (2 if self._truncated[0] else 0)
-        return int(self._current_player[0]), bool(self._step_rewards.any()), over
 
     def _refresh(self) -> None:
         """Bring every cached view (legal mask, agent to act, done flags) in line with the record.
@@ -385,7 +378,7 @@ _SHARED_ATTRIBUTES = frozenset(
 )
 _VIEW_ATTRIBUTES = frozenset(
     {
-        "_engine_states", "_records", "_current_player", "_terminated", "_truncated", "_step_rewards",
+        "_engine_states", "_records", "_step_rewards",
         "_step_game", "_observe_game",
     }
 )
