@@ -8,12 +8,15 @@ A rule in ``docs/rules/<game>.md`` is a numbered item that opens with its title 
   names each of them; every ``test_rule_*`` test there belongs to a rule of the page.
 * Code and docs cite rules as ``rule:<slug>``; every such citation names a rule of that game. Rule numbers
   (``R5``) are not used to cite rules, since numbers move when rules are added.
-* Nothing in the game's code, agent or rules page refers to documents outside the repository.
+* Nothing in the game's code, agent or rules page refers to documents outside the repository: every file name
+  it mentions is a file of the repository, and no rule is cited as a section of another document.
 * The page's *Snapshot fields* table is the one generated from the game's ``state_fields``.
 """
 
 from __future__ import annotations
 
+import functools
+import os
 import re
 from pathlib import Path
 
@@ -29,9 +32,22 @@ CITATION = re.compile(rf"\brule:({SLUG})")
 TEST_NAME = re.compile(r"`(test_rule_\w+)`")
 TEST_DEF = re.compile(r"^def (test_rule_\w+)\(", re.MULTILINE)
 RULE_NUMBER = re.compile(r"(?<![\w/.-])R\d+\b")
-OUTSIDE_DOCUMENTS = re.compile(r"RULINGS|§|\b\d{3}_[0-9a-f]{16}\.txt\b|seed file")
+#: a section sign: citing a section of some other document instead of stating the rule
+SECTION_CITATION = re.compile("\N{SECTION SIGN}")
+#: a document named by its file name; it must be a file of the repository
+DOCUMENT_NAME = re.compile(r"[\w.-]+\.(?:md|txt|rst|pdf)\b")
 
 GAMES = [cardenvs.get_game(env_id) for env_id in cardenvs.available_envs()]
+
+
+@functools.cache
+def _repository_file_names() -> frozenset[str]:
+    """The names of the repository's own files (hidden folders, caches and the venv left out)."""
+    names = set()
+    for _folder, subfolders, files in os.walk(ROOT):
+        subfolders[:] = [d for d in subfolders if not d.startswith(".") and d != "__pycache__"]
+        names.update(files)
+    return frozenset(names)
 
 
 def _ids(game) -> str:
@@ -126,7 +142,9 @@ def test_no_rule_numbers_and_no_outside_documents(game):
     for path, text in sources.items():
         for number, line in enumerate(text.splitlines(), 1):
             assert not RULE_NUMBER.search(line), f"{path}:{number} cites a rule by number: {line.strip()}"
-            assert not OUTSIDE_DOCUMENTS.search(line), f"{path}:{number} cites a document outside: {line.strip()}"
+            assert not SECTION_CITATION.search(line), f"{path}:{number} cites a section of a document: {line.strip()}"
+            outside = [name for name in DOCUMENT_NAME.findall(line) if name not in _repository_file_names()]
+            assert not outside, f"{path}:{number} cites {outside}, which the repository does not have"
 
 
 @pytest.mark.parametrize("game", GAMES, ids=_ids)
