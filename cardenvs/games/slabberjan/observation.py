@@ -24,10 +24,39 @@ NUM_MATADORS = 4
 PHASES_SHOWN = (PHASE_TURNS, PHASE_DEALER)
 
 
+def table_views(params: SlabberjanParams, seats: str) -> list[ObservationView]:
+    """The public table's blocks, shared by the observation (``seats="relative seat"``) and the global state
+    (``seats="seat"``, absolute): chips, who is in, the dealer, this round's acts and the last showdown."""
+    n = params.num_players
+    c = float(params.start_chips)
+    return [
+        ObservationView("chips", n, 0, c, f"chips held, per {seats}"),
+        ObservationView("in_game", n, 0, 1, f"1 if still in, per {seats}"),
+        ObservationView("owes", n, 0, 1, "1 if it owes a chip it could not pay (out at round end)"),
+        ObservationView("dealer", n, 0, 1, f"one-hot {seats} of the dealer"),
+        ObservationView("to_act", n, 0, 1, f"one-hot {seats} to act (all zero when the game is over)"),
+        ObservationView(
+            "acted", n * NUM_ACTS, 0, 1, f"per {seats}, one-hot: not yet / stood / swapped / drew from bag"
+        ),
+        ObservationView(
+            "announced", n * NUM_MATADORS, 0, 1, f"per {seats}, the matador it announced: inn/cat/bird/knight"
+        ),
+        ObservationView("fool_knocked", n, 0, 1, "1 if the seat knocked for a dealt Fool (fool_knocks)"),
+        ObservationView("set_aside", NUM_KINDS, 0, COPIES, "pieces set aside face up this round, per kind"),
+        ObservationView("bag_size", 1, 0, NUM_PIECES, "pieces left in the bag"),
+        ObservationView("pot", 1, 0, n * c, "chips paid to the centre so far"),
+        ObservationView("phase", len(PHASES_SHOWN), 0, 1, "one-hot: non-dealers' turns / dealer's turn"),
+        ObservationView(
+            "last_shown", n * (NUM_KINDS + 1), 0, 1,
+            f"per {seats}, one-hot kind shown at the last showdown (last entry: none yet / out)",
+        ),
+        ObservationView("last_paid", n, 0, 1, "1 if the seat paid at the last showdown"),
+    ]
+
+
 def observation_layout(params: SlabberjanParams) -> ObservationLayout:
     """The named blocks of the observation, in order."""
     n = params.num_players
-    c = float(params.start_chips)
     return ObservationLayout(
         [
             ObservationView("own_piece", NUM_KINDS, 0, 1, "one-hot kind of the piece held (kind ids: see Pieces)"),
@@ -36,27 +65,7 @@ def observation_layout(params: SlabberjanParams) -> ObservationLayout:
                 "known_pieces", n * (NUM_KINDS + 1), 0, 1,
                 "per relative seat, one-hot of the last kind this seat knows it holds (last entry: unknown)",
             ),
-            ObservationView("chips", n, 0, c, "chips held, per relative seat"),
-            ObservationView("in_game", n, 0, 1, "1 if still in, per relative seat"),
-            ObservationView("owes", n, 0, 1, "1 if it owes a chip it could not pay (out at round end)"),
-            ObservationView("dealer", n, 0, 1, "one-hot relative seat of the dealer"),
-            ObservationView("to_act", n, 0, 1, "one-hot relative seat to act (all zero when the game is over)"),
-            ObservationView(
-                "acted", n * NUM_ACTS, 0, 1, "per relative seat, one-hot: not yet / stood / swapped / drew from bag"
-            ),
-            ObservationView(
-                "announced", n * NUM_MATADORS, 0, 1, "per relative seat, the matador it announced: inn/cat/bird/knight"
-            ),
-            ObservationView("fool_knocked", n, 0, 1, "1 if the seat knocked for a dealt Fool (fool_knocks)"),
-            ObservationView("set_aside", NUM_KINDS, 0, COPIES, "pieces set aside face up this round, per kind"),
-            ObservationView("bag_size", 1, 0, NUM_PIECES, "pieces left in the bag"),
-            ObservationView("pot", 1, 0, n * c, "chips paid to the centre so far"),
-            ObservationView("phase", len(PHASES_SHOWN), 0, 1, "one-hot: non-dealers' turns / dealer's turn"),
-            ObservationView(
-                "last_shown", n * (NUM_KINDS + 1), 0, 1,
-                "per relative seat, one-hot kind shown at the last showdown (last entry: none yet / out)",
-            ),
-            ObservationView("last_paid", n, 0, 1, "1 if the seat paid at the last showdown"),
+            *table_views(params, "relative seat"),
         ]
     )
 
@@ -82,6 +91,18 @@ def observe(state, player, obs, mask):
     for rel in range(n):
         _one_hot_piece(obs, at + rel * (NUM_KINDS + 1), state.known[player, (player + rel) % n])
     at += n * (NUM_KINDS + 1)
+    write_table(state, player, obs, at)
+    if player == state.current_player:
+        legal_mask(state, mask)
+    else:
+        mask[:] = 0
+
+
+@njit(cache=True)
+def write_table(state, player, obs, at):
+    """Write the blocks of :func:`table_views` from ``at`` on, seats counted from ``player`` (0: absolute);
+    returns the offset after them. ``obs`` must be zero there."""
+    n = state.num_players
     chips_at = at
     in_at = chips_at + n
     owes_at = in_at + n
@@ -118,10 +139,7 @@ def observe(state, player, obs, mask):
         seat = (player + rel) % n
         _one_hot_piece(obs, at + rel * (NUM_KINDS + 1), state.shown[seat])
         obs[paid_at + rel] = state.paid[seat]
-    if player == state.current_player:
-        legal_mask(state, mask)
-    else:
-        mask[:] = 0
+    return paid_at + n
 
 
 assert ACT_NONE == 0 and PHASE_TURNS == 0 and PHASE_DEALER == 1  # the one-hots above index by these codes
