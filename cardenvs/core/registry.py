@@ -137,9 +137,15 @@ def raw_env(env_id: str, render_mode: str | None = None, illegal_action: str = "
     )
 
 
-def vector_env(env_id: str, num_envs: int, illegal_action: str = "raise", **params: Any) -> VectorEnv:
-    """``num_envs`` games stepped together by compiled kernels; see :class:`VectorEnv`."""
-    return VectorEnv(get_game(env_id), num_envs, illegal_action=illegal_action, **params)
+def vector_env(
+    env_id: str, num_envs: int, illegal_action: str = "raise", *, parallel: bool | None = None, **params: Any
+) -> VectorEnv:
+    """``num_envs`` games stepped together by compiled kernels; see :class:`VectorEnv`.
+
+    ``parallel`` goes to :class:`VectorEnv` (numba's threads, one thread, or ``None``: chosen by the batch size);
+    the other keyword arguments are the game's parameters.
+    """
+    return VectorEnv(get_game(env_id), num_envs, illegal_action=illegal_action, parallel=parallel, **params)
 
 
 def module_factories(env_id: str) -> tuple[Callable[..., CardEnv], Callable[..., CardEnv], Callable[..., VectorEnv]]:
@@ -151,8 +157,10 @@ def module_factories(env_id: str) -> tuple[Callable[..., CardEnv], Callable[...,
     def bound_raw_env(render_mode: str | None = None, illegal_action: str = "raise", **params: Any) -> CardEnv:
         return raw_env(env_id, render_mode=render_mode, illegal_action=illegal_action, **params)
 
-    def bound_vector_env(num_envs: int, illegal_action: str = "raise", **params: Any) -> VectorEnv:
-        return vector_env(env_id, num_envs, illegal_action=illegal_action, **params)
+    def bound_vector_env(
+        num_envs: int, illegal_action: str = "raise", *, parallel: bool | None = None, **params: Any
+    ) -> VectorEnv:
+        return vector_env(env_id, num_envs, illegal_action=illegal_action, parallel=parallel, **params)
 
     for function, generic in ((bound_env, env), (bound_raw_env, raw_env), (bound_vector_env, vector_env)):
         function.__name__ = generic.__name__
