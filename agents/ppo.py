@@ -1,8 +1,9 @@
-"""A trained MaskablePPO policy as an :class:`~agents.base.Agent` (the ``ppo:PATH`` agent spec).
+"""A trained PPO policy as an :class:`~agents.base.Agent` (the ``ppo:PATH`` agent spec).
 
 Needs the ``train`` extra (torch, stable-baselines3, sb3-contrib). A checkpoint is the ``.zip`` that
-``MaskablePPO.save`` writes (``training/ppo.py`` writes them; the committed ones are under
-``training/checkpoints/``). Loading checks that the checkpoint was trained on observations and actions of the
+``MaskablePPO.save`` writes (``training/ppo.py`` writes them), or the ``.pt`` model of the self-play trainer
+(``training/selfplay.py``; loaded by :class:`agents.selfplay.SelfPlayAgent`); the committed ones are under
+``training/checkpoints/``. Loading checks that the checkpoint was trained on observations and actions of the
 env's size and raises ValueError saying what differs.
 """
 
@@ -15,6 +16,9 @@ import torch as th
 
 from agents.base import Agent
 from cardenvs.core.game import ObservationLayout
+
+#: the file ending of the self-play trainer's models (training/selfplay.py), which ``ppo:PATH`` loads too
+SELF_PLAY_SUFFIX = ".pt"
 
 
 def frozen_copy(policy):
@@ -54,11 +58,11 @@ class PolicyAgent(Agent):
         layout: ObservationLayout,
         num_actions: int | None = None,
         deterministic: bool = True,
-    ) -> PolicyAgent:
-        """The policy of a MaskablePPO checkpoint, checked against the env it is to play.
+    ) -> Agent:
+        """The policy of a MaskablePPO checkpoint (or a self-play ``.pt`` model), checked against the env it is to play.
 
         Args:
-            path: the checkpoint ``.zip``.
+            path: the checkpoint ``.zip`` (or ``.pt``).
             env_id: the env id the agent plays (for messages, and for the action count if not given).
             layout: the env's observation layout (``env.unwrapped.layout`` or ``venv.layout``).
             num_actions: the env's action count; ``None`` takes that of ``env_id`` with default parameters.
@@ -75,6 +79,10 @@ class PolicyAgent(Agent):
         path = Path(path)
         if not path.is_file():
             raise ValueError(f"no checkpoint at {path}")
+        if path.suffix == SELF_PLAY_SUFFIX:
+            from agents.selfplay import SelfPlayAgent
+
+            return SelfPlayAgent.load(path, env_id, layout, num_actions, deterministic=deterministic)
         if num_actions is None:
             game = cardenvs.get_game(env_id)
             num_actions = game.num_actions(game.make_params())

@@ -7,8 +7,8 @@ Specs:
 ``heuristic``
     the game's rule-based agent (named by its ``Game.rule_based_agent``).
 ``ppo:PATH``
-    a trained MaskablePPO policy loaded from a stable-baselines3 ``.zip`` checkpoint (:mod:`agents.ppo`);
-    needs the ``train`` extra.
+    a trained PPO policy: a MaskablePPO ``.zip`` checkpoint (:mod:`agents.ppo`) or a self-play ``.pt`` model
+    (:mod:`agents.selfplay`); needs the ``train`` extra.
 ``rllib:PATH``
     a trained RLlib policy (:mod:`agents.rllib`): a checkpoint of ``training/rllib_train.py`` or one of its
     modules; needs the ``rllib`` extra.
@@ -39,7 +39,7 @@ TRAINED_KINDS: dict[str, tuple[str, str, str]] = {
     "rllib": ("agents.rllib:RLlibAgent", "rllib", "torch, ray[rllib]"),
 }
 #: file name endings left out of an agent's name (a checkpoint named ``model.zip`` plays as ``ppo:model``)
-CHECKPOINT_SUFFIXES = (".zip",)
+CHECKPOINT_SUFFIXES = (".zip", ".pt")
 
 
 class MissingExtraError(ValueError):

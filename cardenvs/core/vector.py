@@ -112,6 +112,12 @@ def _step_games_serial(
 
 
 @njit(cache=True)
+def _observe_seats(states, seats, obs, masks):
+    for i in range(states.shape[0]):
+        engine_observe(states[i], seats[i], obs[i], masks[i])
+
+
+@njit(cache=True)
 def _first_illegal(actions, masks, active):
     num_actions = masks.shape[1]
     for i in range(actions.shape[0]):
@@ -302,7 +308,10 @@ class VectorEnv:
         if active is not None:
             active = self._checked_active(active)
         if final_observation_for is not None:
-            final_observation_for = self._checked_seats(final_observation_for)
+            final_observation_for = self._checked_seats(final_observation_for, "final_observation_for")
+            if self.final_observations.shape[0] != self.num_envs:  # allocated on first use
+                self.final_observations = np.zeros_like(self.observations)
+                self.final_action_masks = np.zeros_like(self.action_masks)
         penalize = self.illegal_action == "penalize"
         if not penalize:
             bad = _first_illegal(actions, self.action_masks, active)
@@ -330,19 +339,32 @@ class VectorEnv:
             )
         return active
 
-    def _checked_seats(self, seats: Any) -> np.ndarray:
+    def _checked_seats(self, seats: Any, name: str) -> np.ndarray:
         seats = np.asarray(seats)
         if seats.shape != (self.num_envs,) or not np.issubdtype(seats.dtype, np.integer):
             raise ValueError(
-                f"final_observation_for must be an integer array of shape ({self.num_envs},), got {seats.dtype} "
-                f"{seats.shape}"
+                f"{name} must be an integer array of shape ({self.num_envs},), got {seats.dtype} {seats.shape}"
             )
         if seats.min() < 0 or seats.max() >= self.num_players:
-            raise ValueError(f"final_observation_for holds seats outside 0..{self.num_players - 1}")
-        if self.final_observations.shape[0] != self.num_envs:  # allocated on first use
-            self.final_observations = np.zeros_like(self.observations)
-            self.final_action_masks = np.zeros_like(self.action_masks)
+            raise ValueError(f"{name} holds seats outside 0..{self.num_players - 1}")
         return seats.astype(np.int64, copy=False)
+
+    def observe(self, seats: Any) -> tuple[np.ndarray, np.ndarray]:
+        """What seat ``seats[i]`` observes of game ``i``, for every game: ``(obs[N, D], action_mask[N, A])``.
+
+        The AEC env's ``observe`` of that seat (a waiting seat's mask is all zeros); new arrays, and nothing
+        changes. Trainers use it to value a seat's position between its turns (e.g. at the end of a rollout).
+
+        Args:
+            seats: a seat per game (integers ``[N]``).
+        """
+        if not self._has_reset:
+            raise RuntimeError(f"{self.game.env_id}: call reset() before observe()")
+        seats = self._checked_seats(seats, "seats")
+        obs = np.zeros_like(self.observations)
+        masks = np.zeros_like(self.action_masks)
+        _observe_seats(self._engine_states, seats, obs, masks)
+        return obs, masks
 
     @property
     def states(self) -> np.recarray:

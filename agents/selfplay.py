@@ -1,0 +1,146 @@
+"""The policy network of the self-play trainer (``training/selfplay.py``) and the agent that plays it.
+
+A checkpoint is the small ``.pt`` file the trainer writes (``model.pt``): the network's weights and what it was
+built for (env id, game parameters, observation size, action count, hidden sizes). The ``ppo:PATH`` agent spec
+loads it like a MaskablePPO ``.zip`` (:mod:`agents.ppo` tells them apart by the file's ending). Needs the
+``train`` extra (torch).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import torch as th
+from torch import nn
+
+from agents.base import Agent
+from cardenvs.core.game import ObservationLayout
+
+#: what stands in for the logit of an illegal action: exp() of it is 0 in float32, and it stays finite
+ILLEGAL_LOGIT = -1e9
+#: the format tag of a model file, checked on loading
+MODEL_FORMAT = "cardenvs-selfplay-1"
+
+
+def input_scale(layout: ObservationLayout) -> np.ndarray:
+    """Per observation entry, 1 / its documented upper bound (1 where that is at most 1): inputs of order 1."""
+    highs = np.concatenate([np.full(view.size, float(view.high), np.float32) for view in layout.views])
+    return (1.0 / np.maximum(highs, 1.0)).astype(np.float32)
+
+
+class MaskedActorCritic(nn.Module):
+    """An MLP trunk shared by a policy head (one logit per action, illegal ones masked out) and a value head.
+
+    Args:
+        scale: per observation entry, the factor its input is multiplied by (:func:`input_scale`).
+        num_actions: the env's action count.
+        hidden: the trunk's layer sizes.
+    """
+
+    def __init__(self, scale: np.ndarray, num_actions: int, hidden: Sequence[int]):
+        super().__init__()
+        self.register_buffer("scale", th.as_tensor(scale, dtype=th.float32))
+        layers: list[nn.Module] = []
+        width = len(scale)
+        for size in hidden:
+            layers += [_orthogonal(nn.Linear(width, size), np.sqrt(2)), nn.ReLU()]
+            width = size
+        self.trunk = nn.Sequential(*layers)
+        # Small initial policy logits: a near-uniform first policy; value head at unit gain (CleanRL's choice).
+        self.policy_head = _orthogonal(nn.Linear(width, num_actions), 0.01)
+        self.value_head = _orthogonal(nn.Linear(width, 1), 1.0)
+
+    def forward(self, obs: th.Tensor, mask: th.Tensor) -> tuple[th.Tensor, th.Tensor]:
+        """``(masked logits [B, A], value [B])`` for observations ``[B, D]`` and bool legal masks ``[B, A]``."""
+        hidden = self.trunk(obs * self.scale)
+        logits = self.policy_head(hidden).masked_fill(~mask, ILLEGAL_LOGIT)
+        return logits, self.value_head(hidden).squeeze(-1)
+
+    def value(self, obs: th.Tensor) -> th.Tensor:
+        """The value head alone, ``[B]``."""
+        return self.value_head(self.trunk(obs * self.scale)).squeeze(-1)
+
+
+def _orthogonal(layer: nn.Linear, gain: float) -> nn.Linear:
+    nn.init.orthogonal_(layer.weight, gain)
+    nn.init.zeros_(layer.bias)
+    return layer
+
+
+def save_model(path: str | Path, network: MaskedActorCritic, info: dict[str, Any]) -> None:
+    """Write ``network``'s weights and ``info`` (env id, params, hidden sizes, ...) to ``path``."""
+    th.save({"format": MODEL_FORMAT, "info": info, "state_dict": network.state_dict()}, Path(path))
+
+
+def load_model(path: str | Path) -> tuple[MaskedActorCritic, dict[str, Any]]:
+    """The network saved by :func:`save_model` and its ``info``; ValueError if ``path`` holds no such model."""
+    path = Path(path)
+    if not path.is_file():
+        raise ValueError(f"no model file at {path}")
+    try:
+        saved = th.load(path, map_location="cpu", weights_only=True)
+    except Exception as error:  # torch raises many types for a file that is not its own
+        raise ValueError(f"{path} is not a self-play model file ({error.__class__.__name__}: {error})") from error
+    if not isinstance(saved, dict) or saved.get("format") != MODEL_FORMAT:
+        raise ValueError(f"{path} is not a self-play model file (format {MODEL_FORMAT!r})")
+    info = saved["info"]
+    state = saved["state_dict"]
+    network = MaskedActorCritic(state["scale"].numpy(), int(info["num_actions"]), list(info["hidden"]))
+    network.load_state_dict(state)
+    return network.eval(), info
+
+
+class SelfPlayAgent(Agent):
+    """Acts with a :class:`MaskedActorCritic`: its most probable legal action, or a sample from the legal ones.
+
+    Args:
+        network: the network; used as given (pass a copy for a snapshot that training leaves alone).
+        deterministic: take the most probable legal action (default) instead of sampling one.
+        name: the agent's name in tables and logs.
+        seed: seed of the sampling generator (used only when ``deterministic`` is False).
+    """
+
+    name = "selfplay"
+
+    def __init__(self, network: MaskedActorCritic, deterministic: bool = True, name: str = "selfplay",
+                 seed: int | None = None):
+        self.network = network.eval()
+        self.deterministic = deterministic
+        self.name = name
+        self.generator = th.Generator().manual_seed(int(np.random.SeedSequence(seed).generate_state(1)[0]))
+
+    @classmethod
+    def load(cls, path: str | Path, env_id: str, layout: ObservationLayout, num_actions: int | None = None,
+             deterministic: bool = True) -> SelfPlayAgent:
+        """The agent of a model file, checked against the env it is to play (ValueError if it does not fit).
+
+        Args:
+            path: the ``.pt`` model file.
+            env_id: the env id the agent plays.
+            layout: the env's observation layout.
+            num_actions: the env's action count (``None``: not checked).
+            deterministic: see the class.
+        """
+        network, info = load_model(path)
+        if info["env_id"] != env_id:
+            raise ValueError(f"{path} was trained on {info['env_id']}, not {env_id}")
+        if int(info["observation_size"]) != layout.size:
+            raise ValueError(f"{path} takes observations of size {info['observation_size']}, the env gives "
+                             f"{layout.size} (other game parameters?)")
+        if num_actions is not None and int(info["num_actions"]) != num_actions:
+            raise ValueError(f"{path} chooses among {info['num_actions']} actions, the env has {num_actions}")
+        return cls(network, deterministic=deterministic, name=f"ppo:{Path(path).name}")
+
+    def act(self, observation: dict[str, np.ndarray]) -> int:
+        return int(self.act_batch(observation["observation"][None], observation["action_mask"][None])[0])
+
+    def act_batch(self, observations: np.ndarray, action_masks: np.ndarray) -> np.ndarray:
+        with th.inference_mode():
+            logits, _ = self.network(th.as_tensor(observations), th.as_tensor(action_masks) != 0)
+            if self.deterministic:
+                return logits.argmax(dim=1).numpy().astype(np.int64)
+            probabilities = th.softmax(logits, dim=1)
+            return th.multinomial(probabilities, 1, generator=self.generator).squeeze(1).numpy().astype(np.int64)
