@@ -181,3 +181,26 @@ def test_act_on_rows_with_one_seating_for_every_row():
     out = act_on_rows(agents, np.array([1, 0]), np.zeros((4, 3)), np.ones((4, 3)), players, np.zeros(4, np.int64))
     assert out.tolist() == [1, 2, 1, 1]
     assert [action for action, _ in log] == [1, 2]
+
+
+@pytest.mark.parametrize("env_id", ENV_IDS)
+def test_observe_gives_every_seat_the_aec_env_s_observation_and_changes_nothing(env_id):
+    seeds = [5 * i + 1 for i in range(NUM_GAMES)]
+    venv = VectorEnv(cardenvs.get_game(env_id), NUM_GAMES)
+    aec = _aec_games(env_id, seeds)
+    venv.reset(seeds=seeds)
+    for _ in range(7):  # a few moves in, so that seats have seen different things
+        actions = venv.sample_actions().copy()
+        for env, action in zip(aec, actions, strict=True):
+            env.step(int(action))
+        venv.step(actions)
+    before = _state_bytes(venv).copy()
+    for seat in range(venv.num_players):
+        obs, masks = venv.observe(np.full(NUM_GAMES, seat))
+        for i, env in enumerate(aec):
+            seen = env.observe(env.possible_agents[seat])
+            np.testing.assert_array_equal(obs[i], seen["observation"])
+            np.testing.assert_array_equal(masks[i], seen["action_mask"])
+    np.testing.assert_array_equal(_state_bytes(venv), before)
+    with pytest.raises(ValueError, match="seats holds seats outside"):
+        venv.observe(np.full(NUM_GAMES, venv.num_players))

@@ -55,6 +55,8 @@ if __spec__ is None:  # run by its path: the repository root holds cardenvs, age
 
 import cardenvs
 from training.cli import invocation, registered_env, shown_default, tyro_missing
+from training.runs import as_flags, flag, shown, tournament, write_json, write_run_args
+from training.runs import settle as settle_run
 
 
 def game_defaults() -> dict[str, dict[str, Any]]:
@@ -78,7 +80,6 @@ EVENTS_PER_RUN = 10
 PERIODIC_FIELDS = ("snapshot_every", "checkpoint_every", "eval_every")
 #: where runs go unless --run-dir says otherwise (``<RUNS_DIR>/<env_id>``)
 RUNS_DIR = Path("runs") / "ppo"
-RUN_ARGS_NAME = "run.json"
 CHECKPOINT_NAME = "checkpoint.zip"
 STATE_NAME = "checkpoint.json"
 MODEL_NAME = "model.zip"
@@ -90,8 +91,6 @@ TB_LOG_NAME = "ppo"
 #: options a resumed run may take anew from the command line (the others must match the stored run)
 RESUME_MAY_CHANGE = ("total_timesteps", "checkpoint_every", "eval_every", "eval_games", "final_games",
                      "torch_threads", "progress_bar")
-#: options that say how to start, not what the run is
-RESUME_FLAGS = ("resume", "resume_if_present")
 #: seeds must fit numpy's legacy seeding (stable-baselines3 seeds it), with room for the steps added to them
 MAX_SEED = 2**31 - 1
 #: stable-baselines3's PPO needs minibatches of two samples or more
@@ -178,36 +177,23 @@ class Args:
 
 
 # ---------------------------------------------------------------------------------------------- command line
-def _flag(name: str) -> str:
-    return "--" + name.replace("_", "-")
-
-
-def _shown(value: Any) -> str:
-    """A value as it is written on the command line."""
-    if isinstance(value, bool):
-        return "on" if value else "off"
-    if isinstance(value, (list, tuple)):
-        return " ".join(map(str, value))
-    return str(value)
-
-
 def default_help(name: str) -> str:
     """What --help shows as the default of field ``name``: per-game values grouped by value, or the one value."""
     per_game = game_defaults()
     if any(name in defaults for defaults in per_game.values()):
         games_of: dict[str, list[str]] = {}
         for env_id, defaults in per_game.items():
-            games_of.setdefault(_shown(defaults.get(name, COMMON_DEFAULTS.get(name))), []).append(env_id)
+            games_of.setdefault(shown(defaults.get(name, COMMON_DEFAULTS.get(name))), []).append(env_id)
         if len(games_of) == 1:
             return next(iter(games_of))
         return "per game: " + "; ".join(f"{value} for {', '.join(games)}" for value, games in games_of.items())
     if name in COMMON_DEFAULTS:
-        return _shown(COMMON_DEFAULTS[name])
+        return shown(COMMON_DEFAULTS[name])
     if name in PERIODIC_FIELDS:
         return f"--total-timesteps / {EVENTS_PER_RUN}"
     if name == "run_dir":
         return f"{RUNS_DIR.as_posix()}/<env-id>"
-    return _shown(next(spec.default for spec in dataclasses.fields(Args) if spec.name == name))
+    return shown(next(spec.default for spec in dataclasses.fields(Args) if spec.name == name))
 
 
 def command() -> str:
@@ -227,7 +213,7 @@ def parse_args(argv: Sequence[str] | None = None, defaults: Args | None = None) 
         "python -m training.ppo, or from anywhere as python PATH/TO/training/ppo.py.\n\n"
         "The run's arguments are stored in <run-dir>/run.json when it starts. A resumed run (--resume, "
         f"--resume-if-present) uses them; of the options given again only "
-        f"{', '.join(_flag(name) for name in RESUME_MAY_CHANGE)} may change, the others must repeat the stored value."
+        f"{', '.join(flag(name) for name in RESUME_MAY_CHANGE)} may change, the others must repeat the stored value."
     )
     import tyro
 
@@ -243,12 +229,12 @@ def _check_at_least(args: Args, names: tuple[str, ...], least: int) -> None:
     for name in names:
         value = getattr(args, name)
         if value < least:
-            raise ValueError(f"{_flag(name)} must be {'at least 1' if least else '0 or more'}, got {value}")
+            raise ValueError(f"{flag(name)} must be {'at least 1' if least else '0 or more'}, got {value}")
 
 
 def _check_floats(args: Args) -> None:
     def bad(name: str, rule: str) -> ValueError:
-        return ValueError(f"{_flag(name)} must be {rule}, got {getattr(args, name)}")
+        return ValueError(f"{flag(name)} must be {rule}, got {getattr(args, name)}")
 
     for name in ("learning_rate", "clip_range"):
         if not (math.isfinite(getattr(args, name)) and getattr(args, name) > 0):
@@ -300,7 +286,7 @@ def resolve(args: Args) -> Args:
         raise ValueError(f"--batch-size must be from {MIN_BATCH_SIZE} to --num-envs × --n-steps = {rollout} "
                          f"(the samples of one update), got {filled.batch_size}")
     if not filled.net_arch or min(filled.net_arch) < 1:
-        raise ValueError(f"--net-arch must be one or more positive layer sizes, got {_shown(filled.net_arch)}")
+        raise ValueError(f"--net-arch must be one or more positive layer sizes, got {shown(filled.net_arch)}")
     _check_floats(filled)
     if filled.self_play and filled.max_snapshots == 0:
         raise ValueError("--self-play needs --max-snapshots of at least 1 (with 0 no snapshot joins the pool)")
@@ -308,20 +294,6 @@ def resolve(args: Args) -> Args:
     if Path(filled.run_dir).exists() and not Path(filled.run_dir).is_dir():
         raise ValueError(f"--run-dir {filled.run_dir} is a file, not a directory")
     return filled
-
-
-def stored_args(run_dir: Path) -> dict[str, Any] | None:
-    """The arguments of the run in ``run_dir`` (None if it holds none)."""
-    for path, key in ((run_dir / RUN_ARGS_NAME, None), (run_dir / STATE_NAME, "args")):
-        if path.is_file():
-            try:
-                data = json.loads(path.read_text())
-            except (OSError, ValueError) as error:
-                raise ValueError(f"cannot read {path}: {error}") from error
-            saved = data[key] if key else data
-            names = {spec.name for spec in dataclasses.fields(Args)}
-            return {name: value for name, value in saved.items() if name in names}
-    return None
 
 
 def settle(argv: Sequence[str] | None) -> Args:
@@ -335,27 +307,10 @@ def settle(argv: Sequence[str] | None) -> Args:
             resumed run cannot change.
     """
     given = parse_args(argv)
-    if given.resume and given.resume_if_present:
-        raise ValueError("give either --resume or --resume-if-present, not both")
     run_dir = Path(given.run_dir) if given.run_dir is not None else default_run_dir(given.env_id)
-    stored = stored_args(run_dir)
-    if stored is None:
-        if given.resume:
-            raise ValueError(f"--resume: {run_dir} holds no run ({RUN_ARGS_NAME} is missing); start one without "
-                             "--resume (or pass --resume-if-present to start one when there is none)")
-        return dataclasses.replace(given, resume=False, resume_if_present=False)
-    if not (given.resume or given.resume_if_present):
-        raise ValueError(f"{run_dir} already holds a run; pass --resume to continue it or choose another --run-dir")
-    # Parsed again with the stored arguments as defaults: an option that differs from them was given anew.
-    resumed = parse_args(argv, defaults=Args(**stored))
-    fixed = [name for name in stored if name not in {*RESUME_MAY_CHANGE, *RESUME_FLAGS, "run_dir"}]
-    for name in fixed:
-        if getattr(resumed, name) != stored[name]:
-            raise ValueError(
-                f"{_flag(name)} cannot change when resuming: the run in {run_dir} has {_shown(stored[name])}, "
-                f"not {_shown(getattr(resumed, name))}; drop the option, or start a new run in another --run-dir"
-            )
-    return dataclasses.replace(resumed, run_dir=str(run_dir), resume=True, resume_if_present=False)
+    # Runs from before run.json kept their arguments in the checkpoint's state file only.
+    return settle_run(given, lambda defaults: parse_args(argv, defaults), run_dir, RESUME_MAY_CHANGE,
+                      legacy=(STATE_NAME, "args"))
 
 
 def require_train_extra() -> None:
@@ -370,14 +325,6 @@ def make_opponents(args: Args) -> list:
 
     layout = cardenvs.env(args.env_id).layout
     return [make_agent(spec, args.env_id, layout, seed=args.seed + k) for k, spec in enumerate(args.opponents)]
-
-
-def write_run_args(args: Args) -> None:
-    """Store the run's arguments in its directory, for --resume."""
-    run_dir = Path(args.run_dir)
-    run_dir.mkdir(parents=True, exist_ok=True)
-    stored = dataclasses.replace(args, resume=False, resume_if_present=False)
-    _write_json(run_dir / RUN_ARGS_NAME, dataclasses.asdict(stored))
 
 
 class Run:
@@ -463,7 +410,7 @@ class Run:
         partial = self.dir / ("partial_" + CHECKPOINT_NAME)
         self.model.save(partial)
         os.replace(partial, self.dir / CHECKPOINT_NAME)
-        _write_json(self.dir / STATE_NAME, self.state)
+        write_json(self.dir / STATE_NAME, self.state)
         for path in (self.dir / POOL_DIR).glob("snapshot_*.zip"):
             if path.name not in self.state["snapshots"]:
                 path.unlink()  # left the pool, and the checkpoint no longer needs it
@@ -545,11 +492,11 @@ class Run:
             "num_timesteps": self.model.num_timesteps,
             "wall_seconds": round(self.wall_seconds(), 1),
             "args": dataclasses.asdict(self.args),
-            "command": " ".join([command(), *map(shlex.quote, _as_flags(self.args))]),
+            "command": " ".join([command(), *map(shlex.quote, as_flags(self.args))]),
             "evaluations": self.state["evaluations"],
             "versions": _versions(),
         }
-        _write_json(self.dir / MODEL_INFO_NAME, info)
+        write_json(self.dir / MODEL_INFO_NAME, info)
 
     def final_tournament(self) -> str | None:
         """The trained agent against random and rule-based agents; the table as text (also in model.json).
@@ -579,44 +526,8 @@ class Run:
                 lines.append(f"  {name:<22} {row['mean_reward']:>+9.3f} ± {row['ci95']:<6.3f} {row['win_rate']:>9.1%}")
         info = json.loads((self.dir / MODEL_INFO_NAME).read_text())
         info["tournament"] = {"games": self.args.final_games, "seed": seed, "matches": matches}
-        _write_json(self.dir / MODEL_INFO_NAME, info)
+        write_json(self.dir / MODEL_INFO_NAME, info)
         return "\n".join(lines)
-
-
-def tournament(env_id: str, agents: list, games: int, seed: int, results_path: Path) -> dict | None:
-    """``cardenvs.evaluation.run_tournament``'s per-agent stats (None when ``games`` is 0).
-
-    Args:
-        env_id: the game.
-        agents: agent specs or Agent instances (the learner is named ``ppo``).
-        games: games to play (rounded up to whole duplicate sets by the tournament).
-        seed: the tournament's seed.
-        results_path: the tournament's JSON-lines results file (kept in the run directory).
-    """
-    if games <= 0:
-        return None
-    from cardenvs.evaluation import run_tournament
-
-    results_path.parent.mkdir(parents=True, exist_ok=True)
-    result = run_tournament(env_id, agents, games, seed=seed, progress=False, results_path=results_path)
-    return dict(result.stats)
-
-
-def _as_flags(args: Args) -> list[str]:
-    """The command line that trains a run like ``args``."""
-    flags: list[str] = []
-    for spec in dataclasses.fields(Args):
-        if spec.name in RESUME_FLAGS:  # how it was started, not what it is
-            continue
-        value = getattr(args, spec.name)
-        flag = "--" + spec.name.replace("_", "-")
-        if isinstance(value, bool):
-            flags.append(flag if value else "--no-" + flag[2:])
-        elif isinstance(value, list):
-            flags += [flag, *map(str, value)]
-        elif value is not None:
-            flags += [flag, str(value)]
-    return flags
 
 
 def _versions() -> dict[str, str]:
@@ -626,12 +537,6 @@ def _versions() -> dict[str, str]:
 
     return {"cardenvs": cardenvs.__version__, "stable_baselines3": stable_baselines3.__version__,
             "sb3_contrib": sb3_contrib.__version__, "torch": torch.__version__}
-
-
-def _write_json(path: Path, data: dict) -> None:
-    partial = path.with_name("partial_" + path.name)
-    partial.write_text(json.dumps(data, indent=2) + "\n")
-    os.replace(partial, path)
 
 
 def interrupted_hint(run: Run | None, run_dir: Path) -> str:

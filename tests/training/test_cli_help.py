@@ -21,6 +21,7 @@ SCRIPTS = {
     "training/rllib_train.py": "RLlibTrainArgs",
     "benchmarks/run.py": "Options",
     "benchmarks/training.py": "Options",
+    "training/selfplay.py": "Args",
 }
 #: Sphinx roles and literals that mean nothing on a terminal
 SPHINX_MARKUP = ("``", ":mod:", ":data:", ":class:", ":meth:", ":func:", ":attr:")
@@ -130,7 +131,7 @@ def test_ppo_by_its_path_checks_its_arguments_with_the_repository_s_agents(tmp_p
     assert done.stderr.count("\n") == 1 and not (tmp_path / "run").exists()
 
 
-@pytest.mark.parametrize("script", ["training/ppo.py", "training/rllib_train.py"])
+@pytest.mark.parametrize("script", ["training/ppo.py", "training/rllib_train.py", "training/selfplay.py"])
 def test_the_training_modules_run_from_another_directory_with_the_repository_on_pythonpath(script, tmp_path):
     shown = run_script(script, "--help", cwd=tmp_path, pythonpath=str(REPO_ROOT))
     assert shown.returncode == 0, shown.stderr

@@ -16,6 +16,7 @@ import cardenvs
 from agents.ppo import PolicyAgent
 from agents.registry import make_agent
 from training import ppo
+from training.runs import RUN_ARGS_NAME
 
 ENV_ID = "slabberjan_v0"
 # A tiny run: 4 games, 32 steps each per update, two updates per 256 steps.
@@ -217,7 +218,7 @@ def test_resume_after_an_interruption_before_the_first_checkpoint_keeps_argument
     assert "interrupted before the first checkpoint" in err
     assert err.rstrip().endswith(f"python -m training.ppo --run-dir {run_dir} --resume")
     assert not (run_dir / ppo.CHECKPOINT_NAME).exists()
-    assert json.loads((run_dir / ppo.RUN_ARGS_NAME).read_text())["total_timesteps"] == 192
+    assert json.loads((run_dir / RUN_ARGS_NAME).read_text())["total_timesteps"] == 192
     # Without --resume the run is not overwritten, even before its first checkpoint.
     assert ppo.main(options) == ppo.EXIT_USAGE
     assert "already holds a run" in capsys.readouterr().err
@@ -242,7 +243,7 @@ def test_resume_after_a_checkpoint_logs_into_the_same_tensorboard_run(tmp_path, 
     assert ppo.main(["--run-dir", str(run_dir), "--resume", "--total-timesteps", "256", "--n-steps", "16"]) == 0
     assert "(resumed at 64)" in capsys.readouterr().out
     assert json.loads((run_dir / ppo.MODEL_INFO_NAME).read_text())["num_timesteps"] == 256
-    assert json.loads((run_dir / ppo.RUN_ARGS_NAME).read_text())["total_timesteps"] == 256
+    assert json.loads((run_dir / RUN_ARGS_NAME).read_text())["total_timesteps"] == 256
     assert [path.name for path in (run_dir / ppo.TENSORBOARD_DIR).iterdir()] == ["ppo_1"]
     # An option that defines the run cannot change.
     assert ppo.main(["--run-dir", str(run_dir), "--resume", "--learning-rate", "0.01"]) == ppo.EXIT_USAGE

@@ -1,0 +1,145 @@
+"""training/selfplay.py: the reward credit and GAE along each seat's decisions, a tiny run end to end (checkpoint,
+resume, the model loaded as the ``ppo:PATH`` agent), and its argument checks."""
+
+import dataclasses
+import json
+
+import numpy as np
+import pytest
+import torch
+
+import cardenvs
+from agents.registry import make_agent
+from agents.selfplay import SelfPlayAgent, load_model
+from training import selfplay
+
+ENV_ID = "slabberjan_v0"
+# A tiny run: 8 games, 8 steps per rollout, a small network, no tournaments unless asked for.
+TINY = ["--env-id", ENV_ID, "--num-envs", "8", "--num-steps", "8", "--minibatch-size", "16", "--update-epochs", "1",
+        "--hidden", "16", "--no-progress-bar", "--eval-games", "0", "--final-games", "0", "--torch-threads", "1"]
+
+
+def _trainer(tmp_path, *options: str) -> selfplay.Trainer:
+    return selfplay.Trainer(selfplay.resolve(selfplay.parse_args([*TINY, "--run-dir", str(tmp_path), *options])))
+
+
+def test_gae_runs_along_each_seat_s_chain_and_stops_at_the_game_s_end(tmp_path):
+    """Two seats of one game alternate; seat 0's game ends after its second decision (reward +1 credited there);
+    seat 1's chain is still open at the end and is bootstrapped with its value then."""
+    trainer = _trainer(tmp_path, "--gamma", "0.5", "--gae-lambda", "0.5")
+    value = np.array([[0.1], [0.2], [0.3], [0.4]], np.float32)
+    reward = np.array([[0.0], [0.0], [1.0], [0.0]], np.float32)
+    done = np.array([[False], [False], [True], [False]])
+    next_step = np.array([[2], [3], [-1], [-1]])
+    seat = np.array([[0], [1], [0], [1]])
+    valid = np.ones((4, 1), bool)
+    bootstrap = np.array([[0.0, 0.8]], np.float32)
+    adv = trainer.advantages(value, reward, done, next_step, seat, valid, bootstrap)
+    delta3 = 0.5 * 0.8 - 0.4  # seat 1, open chain: bootstrapped
+    delta2 = 1.0 - 0.3  # seat 0's last decision: the game's end, nothing after it
+    delta1 = 0.5 * 0.4 - 0.2
+    delta0 = 0.5 * 0.3 - 0.1
+    expected = [delta0 + 0.25 * delta2, delta1 + 0.25 * delta3, delta2, delta3]
+    np.testing.assert_allclose(adv[:, 0], expected, rtol=1e-6)
+    valid[1, 0] = False
+    assert trainer.advantages(value, reward, done, next_step, seat, valid, bootstrap)[1, 0] == 0
+
+
+def test_self_play_games_seat_the_learner_everywhere_and_league_games_split_by_side(tmp_path):
+    """In a self-play game every seat is the learner's; in a league game one side (seats ``s % 2``) learns and
+    the league agent plays the other, as a two-agent tournament seats them."""
+    trainer = _trainer(tmp_path, "--league-share", "0")
+    learner = np.zeros((8, trainer.num_players), bool)
+    opponent = np.full(8, -1)
+    trainer.draw_seating(np.arange(8), learner, opponent, [])
+    assert learner.all() and (opponent == -1).all()
+    league = _trainer(tmp_path / "league", "--league-share", "1", "--league", "random")
+    league.draw_seating(np.arange(8), learner, opponent, ["random"])
+    seats = np.arange(trainer.num_players)
+    assert (opponent == 0).all()
+    for row in learner:  # one side learns, the other is the league's
+        assert (row == (seats % 2 == seats[row][0] % 2)).all() and 0 < row.sum() < trainer.num_players
+
+
+@pytest.fixture(scope="module")
+def finished_run(tmp_path_factory):
+    run_dir = tmp_path_factory.mktemp("run")
+    code = selfplay.main([*TINY, "--total-decisions", "256", "--snapshot-every", "64", "--checkpoint-every", "64",
+                          "--eval-every", "128", "--eval-games", "4", "--final-games", "8", "--run-dir", str(run_dir)])
+    assert code == 0
+    return run_dir
+
+
+def test_a_tiny_run_saves_model_checkpoint_curve_and_logs(finished_run):
+    info = json.loads((finished_run / selfplay.MODEL_INFO_NAME).read_text())
+    assert info["env_id"] == ENV_ID and info["decisions"] >= 256
+    assert info["command"].startswith("python -m training.selfplay --env-id slabberjan_v0")
+    assert info["evaluations"] and all(-1 <= point["mean_reward"] <= 1 for point in info["evaluations"])
+    assert set(info["time_shares"]) == set(selfplay.Timers.PARTS)
+    assert [match["agents"] for match in info["tournament"]["matches"]] == [["trained", "heuristic"],
+                                                                             ["trained", "random"]]
+    assert list((finished_run / "tb").rglob("events.out.tfevents.*"))
+    saved = torch.load(finished_run / selfplay.CHECKPOINT_NAME, weights_only=False)
+    assert saved["decisions"] == info["decisions"] and saved["snapshots"]
+
+
+def test_the_model_plays_as_the_ppo_agent_and_acts_legally(finished_run):
+    env = cardenvs.env(ENV_ID)
+    agent = make_agent(f"ppo:{finished_run / selfplay.MODEL_NAME}", ENV_ID, env.layout)
+    assert isinstance(agent, SelfPlayAgent)
+    env.reset(seed=3)
+    for _name in env.agent_iter(max_iter=200):
+        observation, _, terminated, truncated, _ = env.last()
+        env.step(None if terminated or truncated else agent.act(observation))
+    with pytest.raises(ValueError, match="was trained on slabberjan_v0"):
+        make_agent(f"ppo:{finished_run / selfplay.MODEL_NAME}", "clabber_v0", cardenvs.env("clabber_v0").layout)
+    _network, info = load_model(finished_run / selfplay.MODEL_NAME)
+    assert info["observation_size"] == env.layout.size and info["hidden"] == [16]
+
+
+def test_resume_continues_from_the_checkpoint_with_nothing_lost(tmp_path):
+    run_dir = tmp_path / "run"
+    first = [*TINY, "--total-decisions", "128", "--checkpoint-every", "64", "--run-dir", str(run_dir)]
+    assert selfplay.main(first) == 0
+    saved = torch.load(run_dir / selfplay.CHECKPOINT_NAME, weights_only=False)
+    assert selfplay.main(first) == selfplay.EXIT_USAGE  # an existing run is never overwritten without --resume
+    args = selfplay.resolve(dataclasses.replace(selfplay.parse_args(first), resume=True, total_decisions=384))
+    trainer = selfplay.Trainer(args)
+    assert trainer.resumed and trainer.decisions == saved["decisions"] and trainer.updates == saved["updates"]
+    for name, value in saved["network"].items():
+        torch.testing.assert_close(trainer.network.state_dict()[name], value)
+    assert trainer.optimizer.state_dict()["state"], "the optimizer's moments come back too"
+    trainer.train()
+    assert trainer.decisions >= 384
+    assert torch.load(run_dir / selfplay.CHECKPOINT_NAME, weights_only=False)["decisions"] == trainer.decisions
+
+
+def test_resume_needs_a_run_and_keeps_the_fixed_options(tmp_path, capsys):
+    run_dir = str(tmp_path / "run")
+    assert selfplay.main([*TINY, "--run-dir", run_dir, "--resume"]) == selfplay.EXIT_USAGE
+    assert "holds no run" in capsys.readouterr().err
+    assert selfplay.main([*TINY, "--total-decisions", "64", "--run-dir", run_dir]) == 0
+    assert selfplay.main(["--run-dir", run_dir, "--resume", "--hidden", "32"]) == selfplay.EXIT_USAGE
+    assert "--hidden cannot change when resuming" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize(("options", "message"), [
+    (["--learning-rate", "-1"], "--learning-rate must be a positive number"),
+    (["--gamma", "1.5"], "--gamma must be in [0, 1]"),
+    (["--num-envs", "0"], "--num-envs must be at least 1"),
+    (["--league", "nobody"], "unknown agent 'nobody'"),
+    (["--league", "human"], "a human cannot play training games"),
+    (["--league", "ppo:/missing.pt"], "nothing at /missing.pt"),
+])
+def test_bad_options_exit_with_one_line_before_anything_is_built(tmp_path, capsys, options, message):
+    run_dir = tmp_path / "run"
+    assert selfplay.main([*TINY, "--run-dir", str(run_dir), *options]) == selfplay.EXIT_USAGE
+    err = capsys.readouterr().err
+    assert err.startswith("error: ") and message in err and err.count("\n") == 1
+    assert not run_dir.exists()
+
+
+def test_a_malformed_value_exits_with_code_2(tmp_path):
+    with pytest.raises(SystemExit) as exit_info:
+        selfplay.main([*TINY, "--run-dir", str(tmp_path / "run"), "--num-envs", "many"])
+    assert exit_info.value.code == selfplay.EXIT_USAGE
