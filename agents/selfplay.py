@@ -32,36 +32,76 @@ def input_scale(layout: ObservationLayout) -> np.ndarray:
 
 
 class MaskedActorCritic(nn.Module):
-    """An MLP trunk shared by a policy head (one logit per action, illegal ones masked out) and a value head.
+    """A policy MLP (one logit per action, illegal ones masked out) and a value estimate.
+
+    The value either shares the policy's trunk and reads the seat's observation (``state_scale=None``), or is a
+    centralised critic: an MLP of its own over the game's global state (everything on the table and in every
+    hand) and the one-hot seat it values. Only the policy is needed to play; the critic helps training in games
+    of hidden cards, where the value of a position depends on cards the seat cannot see.
 
     Args:
         scale: per observation entry, the factor its input is multiplied by (:func:`input_scale`).
         num_actions: the env's action count.
-        hidden: the trunk's layer sizes.
+        hidden: the layer sizes of the policy's trunk (and of the centralised critic).
+        state_scale: per global-state entry, its input factor (``None``: the value reads the observation).
+        num_players: the seats (for the centralised critic's one-hot seat).
     """
 
-    def __init__(self, scale: np.ndarray, num_actions: int, hidden: Sequence[int]):
+    def __init__(self, scale: np.ndarray, num_actions: int, hidden: Sequence[int],
+                 state_scale: np.ndarray | None = None, num_players: int = 0):
         super().__init__()
         self.register_buffer("scale", th.as_tensor(scale, dtype=th.float32))
-        layers: list[nn.Module] = []
-        width = len(scale)
-        for size in hidden:
-            layers += [_orthogonal(nn.Linear(width, size), np.sqrt(2)), nn.ReLU()]
-            width = size
-        self.trunk = nn.Sequential(*layers)
-        # Small initial policy logits: a near-uniform first policy; value head at unit gain (CleanRL's choice).
+        self.trunk, width = _mlp(len(scale), hidden)
+        # Small initial policy logits: a near-uniform first policy; value heads at unit gain (CleanRL's choice).
         self.policy_head = _orthogonal(nn.Linear(width, num_actions), 0.01)
-        self.value_head = _orthogonal(nn.Linear(width, 1), 1.0)
+        self.central = state_scale is not None
+        self.num_players = num_players
+        if self.central:
+            critic_scale = np.concatenate([state_scale, np.ones(num_players, np.float32)])
+            self.register_buffer("critic_scale", th.as_tensor(critic_scale, dtype=th.float32))
+            critic, width = _mlp(len(critic_scale), hidden)
+            self.critic = nn.Sequential(critic, _orthogonal(nn.Linear(width, 1), 1.0))
+        else:
+            self.value_head = _orthogonal(nn.Linear(width, 1), 1.0)
 
-    def forward(self, obs: th.Tensor, mask: th.Tensor) -> tuple[th.Tensor, th.Tensor]:
-        """``(masked logits [B, A], value [B])`` for observations ``[B, D]`` and bool legal masks ``[B, A]``."""
+    def forward(self, obs: th.Tensor, mask: th.Tensor, critic_input: th.Tensor | None = None
+                ) -> tuple[th.Tensor, th.Tensor]:
+        """``(masked logits [B, A], value [B])`` for observations ``[B, D]`` and bool legal masks ``[B, A]``.
+
+        ``critic_input`` is the centralised critic's input (:meth:`critic_input`); ignored without one.
+        """
         hidden = self.trunk(obs * self.scale)
         logits = self.policy_head(hidden).masked_fill(~mask, ILLEGAL_LOGIT)
+        if self.central:
+            return logits, self.critic(critic_input * self.critic_scale).squeeze(-1)
         return logits, self.value_head(hidden).squeeze(-1)
 
-    def value(self, obs: th.Tensor) -> th.Tensor:
-        """The value head alone, ``[B]``."""
+    def policy_logits(self, obs: th.Tensor, mask: th.Tensor) -> th.Tensor:
+        """The masked logits alone (what playing needs)."""
+        return self.policy_head(self.trunk(obs * self.scale)).masked_fill(~mask, ILLEGAL_LOGIT)
+
+    def value(self, obs: th.Tensor, critic_input: th.Tensor | None = None) -> th.Tensor:
+        """The value alone, ``[B]``: of the observations, or of ``critic_input`` for a centralised critic."""
+        if self.central:
+            return self.critic(critic_input * self.critic_scale).squeeze(-1)
         return self.value_head(self.trunk(obs * self.scale)).squeeze(-1)
+
+    @staticmethod
+    def critic_input(states: np.ndarray, seats: np.ndarray, num_players: int) -> np.ndarray:
+        """The centralised critic's input: global states ``[B, S]`` and the one-hot seat valued, ``[B, S + P]``."""
+        out = np.zeros((len(states), states.shape[1] + num_players), np.float32)
+        out[:, :states.shape[1]] = states
+        out[np.arange(len(states)), states.shape[1] + seats] = 1.0
+        return out
+
+
+def _mlp(width: int, hidden: Sequence[int]) -> tuple[nn.Sequential, int]:
+    """ReLU layers of sizes ``hidden`` on inputs of size ``width``; the module and its output size."""
+    layers: list[nn.Module] = []
+    for size in hidden:
+        layers += [_orthogonal(nn.Linear(width, size), np.sqrt(2)), nn.ReLU()]
+        width = size
+    return nn.Sequential(*layers), width
 
 
 def _orthogonal(layer: nn.Linear, gain: float) -> nn.Linear:
@@ -88,7 +128,9 @@ def load_model(path: str | Path) -> tuple[MaskedActorCritic, dict[str, Any]]:
         raise ValueError(f"{path} is not a self-play model file (format {MODEL_FORMAT!r})")
     info = saved["info"]
     state = saved["state_dict"]
-    network = MaskedActorCritic(state["scale"].numpy(), int(info["num_actions"]), list(info["hidden"]))
+    state_scale = state["critic_scale"].numpy()[:-int(info["num_players"])] if "critic_scale" in state else None
+    network = MaskedActorCritic(state["scale"].numpy(), int(info["num_actions"]), list(info["hidden"]), state_scale,
+                                int(info["num_players"]))
     network.load_state_dict(state)
     return network.eval(), info
 
@@ -139,7 +181,7 @@ class SelfPlayAgent(Agent):
 
     def act_batch(self, observations: np.ndarray, action_masks: np.ndarray) -> np.ndarray:
         with th.inference_mode():
-            logits, _ = self.network(th.as_tensor(observations), th.as_tensor(action_masks) != 0)
+            logits = self.network.policy_logits(th.as_tensor(observations), th.as_tensor(action_masks) != 0)
             if self.deterministic:
                 return logits.argmax(dim=1).numpy().astype(np.int64)
             probabilities = th.softmax(logits, dim=1)

@@ -1,23 +1,26 @@
-"""How fast MaskablePPO trains on each game: the batched LearnerVecEnv against a DummyVecEnv of single-agent views.
+"""How many learner decisions per second each trainer makes on each game, side by side in one run.
 
-For every game, both set-ups get the same number of games in lockstep (``--num-envs``), the same MaskablePPO
-hyperparameters (``training/ppo.py``'s defaults for that game) and the same opponents (the pool of random and
-the game's rule-based agent). Each measures:
+Three set-ups, each on the same game with its rule-based and random agents about:
 
-* **env steps/s**: learner steps per second of the environment alone, the learner acting uniformly at random
-  among its legal actions (opponents' moves are not counted: they are part of a learner step);
-* **train steps/s**: learner steps per second of ``model.learn(--timesteps)`` (rollouts and updates), after
-  one warm-up update.
+* **self-play** (``training/selfplay.py`` with its defaults): one shared policy learns from every seat of
+  ``--selfplay-envs`` games on ``cardenvs.vector_env``, against a league;
+* **MaskablePPO, old defaults**: sb3-contrib's MaskablePPO on ``LearnerVecEnv`` with 16 games, 128 steps,
+  minibatches of 256, 10 epochs (the defaults ``training/ppo.py`` had before it was tuned);
+* **MaskablePPO, tuned**: the same with ``training/ppo.py``'s present defaults (256 games, 64 steps,
+  minibatches of 4096, 2 epochs).
 
-The two set-ups are measured alternately ``--repeats`` times and the best of each is kept, so that a burst of
-load from other processes does not decide the comparison.
+A learner decision is one action chosen by the policy being trained (for MaskablePPO: its one seat's; for
+self-play: every learning seat's), counted over rollouts and updates after one warm-up update. Each set-up is
+measured ``--repeats`` times, alternating, and the best kept, so that a burst of load from other processes does
+not decide the comparison. For self-play the table also says where its time goes (env, opponents, policy
+forward passes, bookkeeping, updates).
 
 The table is printed as markdown (docs/training.md holds a copy) and written to ``--json``.
 
 Usage::
 
-    python benchmarks/training.py                       # every game (a few minutes)
-    python benchmarks/training.py --envs slabberjan_v0 --timesteps 8192
+    python benchmarks/training.py                       # every game (several minutes)
+    python benchmarks/training.py --envs clabber_v0 slabberjan_v0
 """
 
 from __future__ import annotations
@@ -34,7 +37,7 @@ import time
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Annotated
+from typing import Annotated, Any
 
 import numpy as np
 import tyro
@@ -46,7 +49,9 @@ from agents.registry import make_agent
 from training.cli import registered_env
 
 #: set-ups compared, in table order
-SETUPS = ("LearnerVecEnv", "DummyVecEnv")
+SETUPS = ("self-play", "MaskablePPO old defaults", "MaskablePPO tuned")
+#: the MaskablePPO settings training/ppo.py had before they were tuned for throughput
+OLD_PPO_DEFAULTS = {"num_envs": 16, "n_steps": 128, "batch_size": 256, "n_epochs": 10}
 EXIT_USAGE = 2
 
 
@@ -58,100 +63,99 @@ class Options:
 
     envs: Annotated[list[str], registered_env("every game", many=True)] = field(default_factory=cardenvs.available_envs)
     """games to measure"""
-    num_envs: int = 16
-    """games in lockstep (both set-ups)"""
-    timesteps: int = 4096
-    """learner steps of the timed training"""
-    seconds: float = 3.0
-    """wall time of each env-only measurement"""
+    decisions: int = 200_000
+    """timed learner decisions of the self-play trainer per measurement"""
+    timesteps: int = 32_768
+    """timed learner decisions of MaskablePPO per measurement"""
     repeats: int = 2
     """alternating measurements per set-up (best kept)"""
+    torch_threads: int = 2
+    """CPU threads for torch (every set-up)"""
     seed: int = 0
     """seed of the games and the networks"""
     json: str = "benchmarks/results/training.json"
     """where to write the numbers"""
 
 
-def make_vec_env(setup: str, env_id: str, num_envs: int, seed: int):
-    """``num_envs`` learner games of ``env_id`` against random and rule-based opponents, as an SB3 VecEnv."""
-    from stable_baselines3.common.vec_env import DummyVecEnv
+def selfplay_decisions_per_second(env_id: str, decisions: int, seed: int, torch_threads: int,
+                                  run_dir: Path) -> tuple[float, dict[str, float]]:
+    """Learner decisions/s of the self-play trainer with its defaults, and the share of its time per part."""
+    from training import selfplay
 
-    from cardenvs.learning import LearnerVecEnv, SingleAgentEnv
-
-    layout = cardenvs.env(env_id).layout
-
-    def opponents():
-        return [make_agent("random", env_id, layout, seed=seed), make_agent("heuristic", env_id, layout)]
-
-    if setup == "LearnerVecEnv":
-        return LearnerVecEnv(env_id, num_envs, opponents(), seed=seed)
-    envs = [lambda: SingleAgentEnv(env_id, opponents()) for _ in range(num_envs)]
-    venv = DummyVecEnv(envs)
-    venv.seed(seed)
-    return venv
-
-
-def env_steps_per_second(venv, seconds: float) -> float:
-    """Learner steps/s with uniformly random legal learner actions."""
-    from sb3_contrib.common.maskable.utils import get_action_masks
-
-    rng = np.random.default_rng(0)
-    venv.reset()
-    steps, started = 0, time.perf_counter()
-    while time.perf_counter() - started < seconds:
-        masks = get_action_masks(venv)
-        venv.step((rng.random(masks.shape) * masks).argmax(axis=1))
-        steps += venv.num_envs
-    return steps / (time.perf_counter() - started)
+    args = selfplay.resolve(selfplay.Args(env_id=env_id, total_decisions=1, eval_every=0, final_games=0, seed=seed,
+                                          torch_threads=torch_threads, progress_bar=False, run_dir=str(run_dir)))
+    trainer = selfplay.Trainer(args)
+    trainer.train()  # warm-up: one rollout and update (and the kernels compiled or loaded)
+    before, seconds_before = trainer.decisions, trainer.train_seconds
+    trainer.args = dataclasses.replace(args, total_decisions=before + decisions)
+    trainer.train()
+    shares = trainer.timers.seconds
+    total = sum(shares.values()) or 1.0
+    speed = (trainer.decisions - before) / (trainer.train_seconds - seconds_before)
+    return speed, {part: seconds / total for part, seconds in shares.items()}
 
 
-def train_steps_per_second(venv, env_id: str, timesteps: int, seed: int) -> float:
-    """Learner steps/s of MaskablePPO's ``learn`` with training/ppo.py's defaults for ``env_id``."""
+def maskable_ppo_decisions_per_second(env_id: str, settings: dict[str, int], timesteps: int, seed: int) -> float:
+    """Learner decisions/s of MaskablePPO's ``learn`` on ``LearnerVecEnv`` with ``settings`` (training/ppo.py's
+    per-game defaults for the rest)."""
     from sb3_contrib import MaskablePPO
 
+    from cardenvs.learning import LearnerVecEnv
     from training.ppo import Args, resolve
 
-    args = resolve(Args(env_id=env_id, num_envs=venv.num_envs))
+    args = resolve(Args(env_id=env_id, **settings))
+    layout = cardenvs.env(env_id).layout
+    opponents = [make_agent("random", env_id, layout, seed=seed), make_agent("heuristic", env_id, layout)]
+    venv = LearnerVecEnv(env_id, args.num_envs, opponents, seed=seed)
     model = MaskablePPO(
         "MlpPolicy", venv, learning_rate=args.learning_rate, n_steps=args.n_steps, batch_size=args.batch_size,
         n_epochs=args.n_epochs, gamma=args.gamma, gae_lambda=args.gae_lambda, clip_range=args.clip_range,
         ent_coef=args.ent_coef, policy_kwargs={"net_arch": list(args.net_arch)}, seed=seed, device="cpu",
     )
-    model.learn(args.n_steps * venv.num_envs)  # warm-up: one update
+    model.learn(args.n_steps * args.num_envs)  # warm-up: one update
+    rollout = args.n_steps * args.num_envs
+    timed = max(timesteps // rollout, 1) * rollout  # whole rollouts: learn() stops only after one
     started = time.perf_counter()
-    model.learn(timesteps, reset_num_timesteps=False)
-    return timesteps / (time.perf_counter() - started)
+    model.learn(timed, reset_num_timesteps=False)
+    return timed / (time.perf_counter() - started)
 
 
 def main(argv: Sequence[str] | None = None) -> int:
     args = tyro.cli(Options, args=argv, description=(__doc__ or "").split("\n\n")[0])
-    if not (args.num_envs >= 1 and args.timesteps >= 1 and args.repeats >= 1 and args.seconds > 0):
-        print(f"{Path(sys.argv[0]).name}: error: --num-envs, --timesteps and --repeats must be at least 1, "
-              "--seconds above 0", file=sys.stderr)
+    if not (args.decisions >= 1 and args.timesteps >= 1 and args.repeats >= 1 and args.torch_threads >= 1):
+        print(f"{Path(sys.argv[0]).name}: error: --decisions, --timesteps, --repeats and --torch-threads must be at "
+              "least 1", file=sys.stderr)
         return EXIT_USAGE
+    import tempfile
+
     import torch
 
-    torch.set_num_threads(1)
+    from training.ppo import COMMON_DEFAULTS
+
+    torch.set_num_threads(args.torch_threads)
+    tuned = {name: COMMON_DEFAULTS[name] for name in OLD_PPO_DEFAULTS}
     results = []
-    header = "| game | " + " | ".join(f"{s} env steps/s | {s} train steps/s" for s in SETUPS) + " | train speed-up |"
-    print(header)
-    print("|---" * (2 + 2 * len(SETUPS)) + "|")
+    print("| game | " + " | ".join(f"{s} decisions/s" for s in SETUPS)
+          + " | self-play ÷ tuned | self-play time: env / opponents / forward / bookkeeping / update |")
+    print("|---" * (3 + len(SETUPS)) + "|")
     for env_id in args.envs:
-        row = {"env_id": env_id}
-        venvs = {setup: make_vec_env(setup, env_id, args.num_envs, args.seed) for setup in SETUPS}
-        for _ in range(args.repeats):
-            for setup, venv in venvs.items():
-                env_speed = env_steps_per_second(venv, args.seconds)
-                train_speed = train_steps_per_second(venv, env_id, args.timesteps, args.seed)
-                row[f"{setup}_env"] = max(row.get(f"{setup}_env", 0.0), env_speed)
-                row[f"{setup}_train"] = max(row.get(f"{setup}_train", 0.0), train_speed)
-        row["speedup"] = row["LearnerVecEnv_train"] / row["DummyVecEnv_train"]
+        row: dict[str, Any] = {"env_id": env_id, **dict.fromkeys(SETUPS, 0.0)}
+        for repeat in range(args.repeats):
+            with tempfile.TemporaryDirectory() as run_dir:
+                speed, shares = selfplay_decisions_per_second(env_id, args.decisions, args.seed, args.torch_threads,
+                                                              Path(run_dir) / f"run{repeat}")
+            if speed > row["self-play"]:
+                row["self-play"], row["self-play time shares"] = speed, shares
+            for setup, settings in (("MaskablePPO old defaults", OLD_PPO_DEFAULTS), ("MaskablePPO tuned", tuned)):
+                row[setup] = max(row[setup], maskable_ppo_decisions_per_second(env_id, settings, args.timesteps,
+                                                                               args.seed))
         results.append(row)
-        cells = " | ".join(f"{row[f'{s}_env']:,.0f} | {row[f'{s}_train']:,.0f}" for s in SETUPS)
-        print(f"| `{env_id}` | {cells} | {row['speedup']:.1f}× |", flush=True)
+        cells = " | ".join(f"{row[s]:,.0f}" for s in SETUPS)
+        shares = " / ".join(f"{row['self-play time shares'][part]:.0%}" for part in row["self-play time shares"])
+        print(f"| `{env_id}` | {cells} | {row['self-play'] / row['MaskablePPO tuned']:.1f}× | {shares} |", flush=True)
     machine = {"cpu_count": os.cpu_count(), "platform": platform.platform(), "load_average": os.getloadavg()}
-    print(f"\n{args.num_envs} games in lockstep, {args.timesteps} timed learner steps, best of {args.repeats}; "
-          f"load average {machine['load_average'][0]:.1f} on {machine['cpu_count']} CPUs")
+    print(f"\nbest of {args.repeats}; torch on {args.torch_threads} threads; load average "
+          f"{machine['load_average'][0]:.1f} on {machine['cpu_count']} CPUs")
     path = Path(args.json)
     path.parent.mkdir(parents=True, exist_ok=True)
     report = {"args": dataclasses.asdict(args), "machine": machine, "results": results}

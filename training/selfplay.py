@@ -22,6 +22,9 @@ The algorithm:
   chain of decisions, and a chain still open at the end of a rollout is bootstrapped with the value of what
   that seat sees then (``VectorEnv.observe``).
 * Illegal actions are masked out of the policy (their logits set to a large negative number).
+* The value function is by default a centralised critic (``--critic global``): it reads the game's global state
+  (``VectorEnv.global_states``: every hand, as in MAPPO) and the seat it values, so its estimates do not carry
+  the noise of the cards a seat cannot see. Only the policy, which reads the seat's own observation, plays.
 * After every rollout of ``--num-steps`` env steps, ``--update-epochs`` passes of clipped PPO over the
   decisions collected, in minibatches of ``--minibatch-size``; the learning rate anneals linearly to 0 over the
   run's budget (decisions or minutes, whichever is nearer).
@@ -52,7 +55,7 @@ import time
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Annotated, Any
+from typing import Annotated, Any, Literal
 
 import numpy as np
 
@@ -115,7 +118,9 @@ class Args:
     max_grad_norm: float = 0.5
     """gradients are clipped to this global norm"""
     hidden: list[int] = field(default_factory=lambda: [256, 256])
-    """hidden layer sizes of the shared trunk"""
+    """hidden layer sizes of the policy (and of the centralised critic)"""
+    critic: Literal["global", "observation"] = "global"
+    """what the value function reads: the global state (a centralised critic) or the seat's observation"""
     league: list[str] = field(default_factory=lambda: ["heuristic", "random", SNAPSHOTS])
     """who sits at the other seats of league games: agent specs (random, heuristic, ppo:PATH) and 'snapshots'"""
     league_share: float = 0.5
@@ -252,7 +257,8 @@ class Trainer:
         import torch as th
 
         from agents.registry import make_agent
-        from agents.selfplay import MaskedActorCritic, input_scale
+        from agents.selfplay import input_scale
+        from cardenvs.core.global_state import state_layout
 
         th.set_num_threads(args.torch_threads)
         self.args = args
@@ -260,8 +266,11 @@ class Trainer:
         self.venv = cardenvs.vector_env(args.env_id, num_envs=args.num_envs)
         self.num_players = self.venv.num_players
         self.layout = self.venv.layout
+        self.central = args.critic == "global"
+        self.scales = (input_scale(self.layout),
+                       input_scale(state_layout(self.venv.game, self.venv.params)) if self.central else None)
         th.manual_seed(args.seed)
-        self.network = MaskedActorCritic(input_scale(self.layout), self.venv.num_actions, args.hidden)
+        self.network = self.new_network()
         self.optimizer = th.optim.Adam(self.network.parameters(), lr=args.learning_rate, eps=1e-5)
         self.fixed = {spec: make_agent(spec, args.env_id, self.layout, seed=args.seed + k)
                       for k, spec in enumerate(args.league) if spec != SNAPSHOTS}
@@ -277,10 +286,17 @@ class Trainer:
         if self.resumed:
             self._load_checkpoint()
 
+    def new_network(self):
+        """A freshly initialised network of this run's shape."""
+        from agents.selfplay import MaskedActorCritic
+
+        return MaskedActorCritic(self.scales[0], self.venv.num_actions, self.args.hidden, self.scales[1],
+                                 self.num_players)
+
     # ------------------------------------------------------------------ league
     def league_agents(self) -> tuple[list, list[str]]:
         """The league's agents now (snapshots as sampling copies of the policy) and each one's league entry."""
-        from agents.selfplay import MaskedActorCritic, SelfPlayAgent
+        from agents.selfplay import SelfPlayAgent
 
         agents, entries = [], []
         for spec in self.args.league:
@@ -289,7 +305,7 @@ class Trainer:
                 entries.append(spec)
                 continue
             for decisions, weights in self.snapshots:
-                network = MaskedActorCritic(weights["scale"].numpy(), self.venv.num_actions, self.args.hidden)
+                network = self.new_network()
                 network.load_state_dict(weights)
                 agents.append(SelfPlayAgent(network, deterministic=False, name=f"snapshot_{decisions}",
                                             seed=self.args.seed + decisions))
@@ -351,6 +367,8 @@ class Trainer:
         buffer_next = np.zeros((steps, n), np.int64)  # step of this seat's next decision in the rollout (-1: none)
         buffer_seat = np.zeros((steps, n), np.int64)
         buffer_valid = np.zeros((steps, n), bool)  # a learner decision was made here
+        critic_size = len(self.network.critic_scale) if self.central else 0
+        buffer_critic = np.zeros((steps, n, critic_size), np.float32)  # the centralised critic's inputs
         actions = np.zeros(n, np.int64)
         started = time.monotonic() - self.train_seconds
         finished = {}  # league entry (or "self-play") -> learner returns of games ended since the last log
@@ -365,9 +383,15 @@ class Trainer:
                 seat = current.copy()
                 mine = learner[rows, seat]
                 picked = np.flatnonzero(mine)
+                critic_input = None
+                if self.central:
+                    states = venv.global_states()
+                    buffer_critic[t, picked] = self.network.critic_input(states[picked], seat[picked], players)
+                    critic_input = th.from_numpy(buffer_critic[t, picked])
                 self.timers.lap("bookkeeping")
                 with th.inference_mode():
-                    logits, value = self.network(th.from_numpy(obs[picked]), th.from_numpy(masks[picked] != 0))
+                    logits, value = self.network(th.from_numpy(obs[picked]), th.from_numpy(masks[picked] != 0),
+                                                 critic_input)
                     chosen = th.distributions.Categorical(logits=logits).sample()
                     logprob = th.log_softmax(logits, 1).gather(1, chosen[:, None]).squeeze(1)
                 self.timers.lap("forward")
@@ -411,9 +435,9 @@ class Trainer:
             advantages = self.advantages(buffer_value, buffer_reward, buffer_done, buffer_next, buffer_seat,
                                          buffer_valid, bootstrap)
             self.timers.lap("bookkeeping")
-            stats = self.update(buffer_obs[buffer_valid], buffer_mask[buffer_valid], buffer_action[buffer_valid],
-                                buffer_logprob[buffer_valid], buffer_value[buffer_valid], advantages[buffer_valid],
-                                started)
+            stats = self.update(buffer_obs[buffer_valid], buffer_mask[buffer_valid], buffer_critic[buffer_valid],
+                                buffer_action[buffer_valid], buffer_logprob[buffer_valid], buffer_value[buffer_valid],
+                                advantages[buffer_valid], started)
             self.timers.lap("update")
             self.decisions += made
             self.updates += 1
@@ -451,13 +475,18 @@ class Trainer:
 
         values = np.zeros(learner.shape, np.float32)
         open_chain = learner & (last_decision >= 0)
+        states = self.venv.global_states() if self.central else None
         for seat in range(self.num_players):
             games = np.flatnonzero(open_chain[:, seat])
             if games.size == 0:
                 continue
             obs, _ = self.venv.observe(np.full(self.args.num_envs, seat))
+            critic_input = None
+            if self.central:
+                critic_input = th.from_numpy(self.network.critic_input(states[games], np.full(games.size, seat),
+                                                                       self.num_players))
             with th.inference_mode():
-                values[games, seat] = self.network.value(th.from_numpy(obs[games])).numpy()
+                values[games, seat] = self.network.value(th.from_numpy(obs[games]), critic_input).numpy()
         return values
 
     def advantages(self, value, reward, done, next_step, seat, valid, bootstrap) -> np.ndarray:
@@ -476,7 +505,7 @@ class Trainer:
             advantages[t] = np.where(valid[t], delta + args.gamma * args.gae_lambda * going_on * next_advantage, 0.0)
         return advantages
 
-    def update(self, obs, mask, action, old_logprob, old_value, advantage, started) -> dict[str, float]:
+    def update(self, obs, mask, critic_input, action, old_logprob, old_value, advantage, started) -> dict[str, float]:
         """``--update-epochs`` passes of clipped PPO over one rollout's learner decisions."""
         import torch as th
 
@@ -484,6 +513,7 @@ class Trainer:
         for group in self.optimizer.param_groups:
             group["lr"] = args.learning_rate * (1.0 - self.progress(started))
         obs, mask, action = th.from_numpy(obs), th.from_numpy(mask), th.from_numpy(action)
+        critic_input = th.from_numpy(critic_input)
         old_logprob, old_value = th.from_numpy(old_logprob), th.from_numpy(old_value)
         advantage = th.from_numpy(advantage)
         target = advantage + old_value
@@ -494,7 +524,7 @@ class Trainer:
             order = th.randperm(samples)
             for start in range(0, samples, args.minibatch_size):
                 batch = order[start:start + args.minibatch_size]
-                logits, value = self.network(obs[batch], mask[batch])
+                logits, value = self.network(obs[batch], mask[batch], critic_input[batch] if self.central else None)
                 logprobs = th.log_softmax(logits, 1)
                 ratio = (logprobs.gather(1, action[batch, None]).squeeze(1) - old_logprob[batch]).exp()
                 adv = advantage[batch]
@@ -611,7 +641,8 @@ class Trainer:
         params = dataclasses.asdict(self.venv.params)
         save_model(self.dir / MODEL_NAME, self.network, {
             "env_id": self.args.env_id, "params": params, "observation_size": self.layout.size,
-            "num_actions": self.venv.num_actions, "hidden": list(self.args.hidden)})
+            "num_actions": self.venv.num_actions, "hidden": list(self.args.hidden), "num_players": self.num_players,
+            "critic": self.args.critic})
         write_json(self.dir / MODEL_INFO_NAME, self.info())
 
     def final_tournament(self) -> str | None:

@@ -143,3 +143,15 @@ def test_a_malformed_value_exits_with_code_2(tmp_path):
     with pytest.raises(SystemExit) as exit_info:
         selfplay.main([*TINY, "--run-dir", str(tmp_path / "run"), "--num-envs", "many"])
     assert exit_info.value.code == selfplay.EXIT_USAGE
+
+
+@pytest.mark.parametrize("critic", ["global", "observation"])
+def test_either_critic_trains_and_its_model_plays(tmp_path, critic):
+    run_dir = tmp_path / critic
+    assert selfplay.main([*TINY, "--total-decisions", "64", "--critic", critic, "--run-dir", str(run_dir)]) == 0
+    network, info = load_model(run_dir / selfplay.MODEL_NAME)
+    assert info["critic"] == critic and network.central == (critic == "global")
+    venv = cardenvs.vector_env(ENV_ID, num_envs=4)
+    obs, masks, _ = venv.reset(seed=0)
+    actions = SelfPlayAgent(network).act_batch(obs, masks)
+    assert masks[np.arange(4), actions].all()
