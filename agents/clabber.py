@@ -26,9 +26,11 @@ from cardenvs.games.clabber.cards import (
     TRUMP_POINTS,
     TRUMP_STRENGTH,
 )
-from cardenvs.games.clabber.rules import ACCEPT, DECLARE, NAME_SUIT, PASS, beats, card_points
+from cardenvs.games.clabber.params import NUM_PLAYERS
+from cardenvs.games.clabber.rules import ACCEPT, DECLARE, NAME_SUIT, PASS, beats, card_points, team_of
 
-PARTNER = 2  # relative seat of the partner
+#: relative seat of the partner: the other seat of one's own team (seat 0 is oneself)
+PARTNER = next(seat for seat in range(1, NUM_PLAYERS) if team_of(seat) == team_of(0))
 TRUMP_COUNT_BONUS = 6  # per trump held: length in trumps wins tricks
 PLAIN_ACE_BONUS = 6  # per Ace outside trumps
 ACCEPT_AT = 50  # first-round strength needed to take the turn-up's suit
@@ -91,7 +93,7 @@ class ClabberHeuristic(Agent):
 
     def _play(self, views: dict[str, np.ndarray], legal: list[int]) -> int:
         trump = int(views["trump"].argmax())
-        trick = views["trick"].reshape(4, NUM_CARDS)
+        trick = views["trick"].reshape(NUM_PLAYERS, NUM_CARDS)
         cards = [int(row.argmax()) for row in trick if row.any()]
         if not cards:
             return self._lead(views, legal, trump)
@@ -100,7 +102,7 @@ class ClabberHeuristic(Agent):
         for position in range(1, len(cards)):
             if beats(cards[position], cards[winner_position], trump):
                 winner_position = position
-        winner_seat = (leader + winner_position) % 4
+        winner_seat = (leader + winner_position) % NUM_PLAYERS
         best = cards[winner_position]
         if winner_seat == PARTNER:
             plain = [c for c in legal if c // NUM_RANKS != trump]
@@ -116,7 +118,7 @@ class ClabberHeuristic(Agent):
     def _lead(self, views: dict[str, np.ndarray], legal: list[int], trump: int) -> int:
         maker = views["maker"]
         our_contract = bool(maker[0] or maker[PARTNER])
-        played = views["played"].reshape(4, NUM_CARDS).any(axis=0)
+        played = views["played"].reshape(NUM_PLAYERS, NUM_CARDS).any(axis=0)
         trumps = [c for c in legal if c // NUM_RANKS == trump]
         if our_contract and trumps:
             unplayed = [trump * NUM_RANKS + r for r in range(NUM_RANKS)

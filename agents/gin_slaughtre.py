@@ -22,20 +22,19 @@ from cardenvs.core.game import ObservationLayout
 from cardenvs.games.gin_slaughtre.actions import (
     ACTION_CARDS,
     ACTION_SIZE,
-    ARRANGEMENTS,
     DEALT_PER_PLAYER,
     DRAW,
     NUM_ALL_ACTIONS,
-    NUM_ARRANGEMENTS,
     NUM_UPCARDS,
     PAIR_BASE,
     SINGLE_BASE,
     SLOT_BASE,
     TAKE_PILE,
+    arrangement_action,
 )
-from cardenvs.games.gin_slaughtre.cards import FIRST_JOKER, NUM_CARDS, NUM_SUITS, RANK_NINE, RANK_TWO
+from cardenvs.games.gin_slaughtre.cards import FIRST_JOKER, NUM_CARDS, RANK_NINE, RANK_TWO
 from cardenvs.games.gin_slaughtre.observation import NO_CARD_SLOT
-from cardenvs.games.gin_slaughtre.rules import QUARTET
+from cardenvs.games.gin_slaughtre.rules import PHASE_ARRANGE, QUARTET, rank_of
 
 # Keep values: a card's rank (Ace 0 … King 12), and more for the cards that rescue a stuck player.
 KEEP_NINE = 14.0
@@ -51,13 +50,14 @@ JOKER_ON_BIG_PILE_COST = -20.0
 BURN_BONUS = 10.0  # cost removed from a trick that completes four of a rank: the pile burns and we play again
 NO_RANK = -1
 NOT_LEGAL = np.inf
+OPPONENT = 1  # the opponent's relative seat in the per-seat views (the observer is seat 0)
 
 
 def keep_value(card: int) -> float:
     """How much a card is worth keeping in hand (or having among the upcards)."""
     if card >= FIRST_JOKER:
         return KEEP_JOKER
-    rank = card // 4
+    rank = rank_of(card)
     if rank == RANK_TWO:
         return KEEP_TWO
     if rank == RANK_NINE:
@@ -85,8 +85,8 @@ def _action_ranks() -> np.ndarray:
     ranks = np.full(NUM_ALL_ACTIONS, NO_RANK)
     for action in range(SINGLE_BASE, NUM_ALL_ACTIONS):
         cards = ACTION_CARDS[action, : ACTION_SIZE[action]]
-        if len(cards) and (cards < FIRST_JOKER).all() and len(set((cards // NUM_SUITS).tolist())) == 1:
-            ranks[action] = cards[0] // NUM_SUITS
+        if len(cards) and (cards < FIRST_JOKER).all() and len({rank_of(card) for card in cards.tolist()}) == 1:
+            ranks[action] = rank_of(int(cards[0]))
     return ranks
 
 
@@ -114,18 +114,18 @@ class GinSlaughtreHeuristic(Agent):
         costs = np.where(action_masks > 0, self.costs[None, :num_actions], NOT_LEGAL)
         # a trick of the top card's rank that makes four of it on top burns the pile
         top = views["pile_top"][:, : NO_CARD_SLOT + 1].argmax(axis=1)
-        top_rank = np.where(top < FIRST_JOKER, top // NUM_SUITS, NO_RANK)
+        top_rank = np.where(top < FIRST_JOKER, rank_of(top), NO_RANK)
         burns = ((self.ranks[None, :num_actions] == top_rank[:, None]) & (top_rank[:, None] != NO_RANK)
                  & (views["pile_top_same_rank"] + self.sizes[None, :num_actions] >= QUARTET))
         costs = np.where(burns, costs - BURN_BONUS, costs)
         # the Joker thrown to finish: on a big pile when the opponent is down to its last hand cards and upcards
-        opponent_cards = views["hand_sizes"][:, 1] + views["opponent_upcards"].sum(axis=1)
+        opponent_cards = views["hand_sizes"][:, OPPONENT] + views["opponent_upcards"].sum(axis=1)
         finishing = (views["pile_size"][:, 0] >= BIG_PILE) & (opponent_cards <= FEW_CARDS)
         jokers = SINGLE_BASE + np.arange(FIRST_JOKER, NUM_CARDS)
         costs[:, jokers] = np.where(finishing[:, None] & (action_masks[:, jokers] > 0), JOKER_ON_BIG_PILE_COST,
                                     costs[:, jokers])
         choices = costs.argmin(axis=1)
-        arranging = views["phase"][:, 0] > 0
+        arranging = views["phase"][:, PHASE_ARRANGE] > 0
         for row in np.flatnonzero(arranging):
             own = views["own_hand"][row] + views["own_upcards"][row]
             choices[row] = self._arrangement(np.flatnonzero(own))
@@ -135,8 +135,5 @@ class GinSlaughtreHeuristic(Agent):
     def _arrangement(dealt: np.ndarray) -> int:
         """The ARRANGE action putting the three most valuable of the seven dealt cards (sorted ids) face up."""
         assert len(dealt) == DEALT_PER_PLAYER
-        best = sorted(np.argsort(KEEP_VALUES[dealt], kind="stable")[-NUM_UPCARDS:].tolist())
-        for action in range(NUM_ARRANGEMENTS):
-            if ARRANGEMENTS[action].tolist() == best:
-                return action
-        raise AssertionError("unreachable: every 3-subset is an arrangement")
+        best = np.argsort(KEEP_VALUES[dealt], kind="stable")[-NUM_UPCARDS:]
+        return arrangement_action(dealt.tolist(), dealt[best].tolist())

@@ -11,11 +11,16 @@ import numpy as np
 
 from agents.base import Agent
 from cardenvs.core.game import ObservationLayout
-from cardenvs.games.slabberjan.pieces import INN, NO_PIECE
+from cardenvs.games.slabberjan.observation import UNKNOWN_SLOT
+from cardenvs.games.slabberjan.pieces import INN, NO_PIECE, kind_id
 from cardenvs.games.slabberjan.rules import EXCHANGE, STAND
 
-#: stand on this kind or higher (kind 10 is the numbered piece 6)
-DEFAULT_STAND_AT = 10
+#: stand on this kind or higher
+DEFAULT_STAND_AT = kind_id("6")
+#: relative seat of the left neighbour, whose piece an exchange would bring (the observer is seat 0)
+LEFT = 1
+#: entries per seat of the ``known_pieces`` view: a one-hot over the kinds, then "unknown"
+PIECE_SLOTS = UNKNOWN_SLOT + 1
 
 
 class SlabberjanHeuristic(Agent):
@@ -31,15 +36,13 @@ class SlabberjanHeuristic(Agent):
     def __init__(self, layout: ObservationLayout, stand_at: int = DEFAULT_STAND_AT):
         self.layout = layout
         self.stand_at = stand_at
-        self.kinds = layout.offsets["own_piece"][1] - layout.offsets["own_piece"][0]
 
     def act(self, observation: dict[str, np.ndarray]) -> int:
         mask = observation["action_mask"]
         views = self.layout.split(observation["observation"])
         own = int(views["own_piece"].argmax())
-        left_known = views["known_pieces"][self.kinds + 1 : 2 * (self.kinds + 1)]
-        left = int(left_known.argmax())
-        left = NO_PIECE if left == self.kinds else left
+        left = int(views["known_pieces"].reshape(-1, PIECE_SLOTS)[LEFT].argmax())
+        left = NO_PIECE if left == UNKNOWN_SLOT else left
         # A matador held protects against attacks (rule:matadors_refuse); a known worse piece on the left would
         # come back in the exchange (rule:exchange).
         keep = own >= INN or own >= self.stand_at or (left != NO_PIECE and left < own)

@@ -16,14 +16,28 @@ import numpy as np
 
 from agents.base import Agent
 from cardenvs.core.game import ObservationLayout
-from cardenvs.games.stabby_jack.cards import NUM_RANKS, NUM_SUITS, NUM_VALUES
+from cardenvs.games.stabby_jack.cards import (
+    CLUBS,
+    DIAMONDS,
+    HEARTS,
+    NUM_KINDS,
+    NUM_SUITS,
+    SPADES,
+    is_numbered,
+    suit_of,
+    value_of,
+)
+from cardenvs.games.stabby_jack.observation import CONDITION_LUCK, CONDITION_POWER, NUM_WIN_CONDITIONS
 from cardenvs.games.stabby_jack.params import MAX_STATS, decks_for
 from cardenvs.games.stabby_jack.rules import (
     ACE_TARGET_BASE,
     DECLINE,
     FIGHT,
+    JACK_DAMAGE,
     LEVEL_UP,
     LEVEL_UP_COST,
+    MONSTER_DAMAGE,
+    NO_HEARTS_HIT_POINTS,
     NO_SHIELD,
     PAY_MONSTER,
     PHASE_ACE_OWN,
@@ -37,6 +51,8 @@ from cardenvs.games.stabby_jack.rules import (
     SLOT_BASE,
     TRAIN,
     WIN_XP,
+    beats_monster,
+    fought_with_attack,
 )
 
 DEAD = -1000.0  # score of a row that would die
@@ -50,13 +66,11 @@ DAMAGE_COST = 1.0
 REST_VALUE = 0.6
 TARGET_LOSS_WEIGHT = 0.7
 KILL_BONUS = 3.0
-JACK_DAMAGE = 2  # rule:stabby_jack
-HEARTS, DIAMONDS, SPADES, CLUBS = range(NUM_SUITS)
 
 
 def row_score(sums: np.ndarray, damage: float) -> np.ndarray:
     """Score of Stats rows from their suit sums ``[..., 4]`` (♥ ♦ ♠ ♣) and the damage taken."""
-    hit_points = np.where(sums[..., HEARTS] > 0, sums[..., HEARTS], 1)  # rule:stats: no Heart is 1 HP
+    hit_points = np.where(sums[..., HEARTS] > 0, sums[..., HEARTS], NO_HEARTS_HIT_POINTS)  # rule:stats
     high = np.maximum(sums[..., DIAMONDS], sums[..., SPADES])
     low = np.minimum(sums[..., DIAMONDS], sums[..., SPADES])
     score = (LUCK_WEIGHT * sums[..., CLUBS] + MAIN_POWER_WEIGHT * high + SIDE_POWER_WEIGHT * low
@@ -76,10 +90,10 @@ class StabbyJackHeuristic(Agent):
     def __init__(self, layout: ObservationLayout):
         self.layout = layout
         self.max_players = layout.offsets["present"][1] - layout.offsets["present"][0]
-        # numbered kinds: suit and value of kind id suit*13 + value-2
-        self.numbered_kinds = np.array([s * NUM_RANKS + v for s in range(NUM_SUITS) for v in range(NUM_VALUES)])
-        self.kind_suits = np.repeat(np.arange(NUM_SUITS), NUM_VALUES)
-        self.kind_values = np.tile(np.arange(2, 2 + NUM_VALUES), NUM_SUITS)
+        # the numbered kinds in id order (suit by suit, values 2…10), as the stat_counts view lists them
+        self.numbered_kinds = np.array([kind for kind in range(NUM_KINDS) if is_numbered(kind)])
+        self.kind_suits = suit_of(self.numbered_kinds)
+        self.kind_values = value_of(self.numbered_kinds)
 
     # ------------------------------------------------------------------ decoding
     def _table(self, views: dict) -> dict:
@@ -98,7 +112,7 @@ class StabbyJackHeuristic(Agent):
             "magic": views["magic"],
             "luck": views["luck"],
             "xp": views["xp"],
-            "conditions": views["win_conditions"].reshape(m, 3),
+            "conditions": views["win_conditions"].reshape(m, NUM_WIN_CONDITIONS),
         }
 
     def _replacement_scores(self, table: dict, seat: int, suit: int, value: float) -> np.ndarray:
@@ -146,8 +160,10 @@ class StabbyJackHeuristic(Agent):
 
     def _main(self, views: dict, table: dict, mask: np.ndarray) -> int:
         xp = table["xp"][0]
-        holds_luck_and_power = table["conditions"][0, 1] and table["conditions"][0, 2]
-        if mask[LEVEL_UP] and table["counts"][0] < MAX_STATS and not (holds_luck_and_power and xp < WIN_XP + 5):
+        holds_luck_and_power = table["conditions"][0, CONDITION_POWER] and table["conditions"][0, CONDITION_LUCK]
+        # holding luck and power already, it levels up only while paying still leaves the XP that wins
+        if (mask[LEVEL_UP] and table["counts"][0] < MAX_STATS
+                and not (holds_luck_and_power and xp < WIN_XP + LEVEL_UP_COST)):
             return LEVEL_UP
         deck = self._numbered_to_draw(views)
         total = deck.sum()
@@ -160,12 +176,11 @@ class StabbyJackHeuristic(Agent):
             best = self._replacement_scores(table, 0, self.kind_suits[kind], self.kind_values[kind]).max()
             train_gain += probabilities[kind] * (best - current)
         hp_left = table["hit_points"][0] - table["damage"][0]
-        black = self.kind_suits >= SPADES  # rule:monster_combat: black monsters meet attack, red ones magic
-        power = np.where(black, table["attack"][0], table["magic"][0])
-        wins = (power > self.kind_values) | ((power == self.kind_values) & (table["luck"][0] >= self.kind_values))
+        power = np.where(fought_with_attack(self.kind_suits), table["attack"][0], table["magic"][0])
+        wins = beats_monster(power, table["luck"][0], self.kind_values)
         p_win = float(deck[wins].sum() / total)  # whole-card counts, one rounding: act_batch matches it exactly
         xp_worth = XP_VALUE if xp < WIN_XP else 0.2
-        loss_cost = DAMAGE_COST if hp_left > 1 else -DEAD
+        loss_cost = DAMAGE_COST if hp_left > MONSTER_DAMAGE else -DEAD  # a lost fight would kill
         fight_gain = p_win * xp_worth - (1.0 - p_win) * loss_cost
         rest_gain = REST_VALUE * (1 + 2 * (hp_left <= JACK_DAMAGE)) if table["damage"][0] > 0 else -1.0
         options = {TRAIN: train_gain, FIGHT: fight_gain, REST: rest_gain}
@@ -173,7 +188,7 @@ class StabbyJackHeuristic(Agent):
 
     def _place(self, views: dict, table: dict, phase: int) -> int:
         pending = int(views["pending_card"].argmax())
-        suit, value = pending // NUM_RANKS, pending % NUM_RANKS + 2
+        suit, value = suit_of(pending), value_of(pending)
         scores = self._replacement_scores(table, 0, suit, value)
         best = int(scores.argmax())
         if phase == PHASE_GAIN_FULL:
@@ -260,15 +275,16 @@ class StabbyJackHeuristic(Agent):
             "luck": views["luck"],
             "xp": views["xp"],
             "counts": counts,
-            "conditions": views["win_conditions"].reshape(batch, m, 3),
+            "conditions": views["win_conditions"].reshape(batch, m, NUM_WIN_CONDITIONS),
         }
 
     def _main_batch(self, views: dict, table: dict, masks: np.ndarray, rows: np.ndarray) -> np.ndarray:
         """:meth:`_main` for ``rows``."""
         sums, damage, xp = table["sums"][rows, 0], table["damage"][rows, 0], table["xp"][rows, 0]
-        holds_luck_and_power = (table["conditions"][rows, 0, 1] > 0) & (table["conditions"][rows, 0, 2] > 0)
+        conditions = table["conditions"][rows, 0]
+        holds_luck_and_power = (conditions[:, CONDITION_POWER] > 0) & (conditions[:, CONDITION_LUCK] > 0)
         level_up = ((masks[rows, LEVEL_UP] > 0) & (table["counts"][rows, 0] < MAX_STATS)
-                    & ~(holds_luck_and_power & (xp < WIN_XP + 5)))
+                    & ~(holds_luck_and_power & (xp < WIN_XP + LEVEL_UP_COST)))
         deck = self._numbered_to_draw({name: view[rows] for name, view in views.items()})
         total = deck.sum(axis=1)
         with np.errstate(invalid="ignore", divide="ignore"):  # an empty pile rests, whatever these hold
@@ -286,13 +302,13 @@ class StabbyJackHeuristic(Agent):
             held = deck[:, kind] > 0
             train_gain[held] += probabilities[held, kind] * (best[held, kind] - current[held])
         hp_left = table["hit_points"][rows, 0] - damage
-        power = np.where(self.kind_suits >= SPADES, table["attack"][rows, 0, None], table["magic"][rows, 0, None])
-        luck = table["luck"][rows, 0, None]
-        wins = (power > self.kind_values) | ((power == self.kind_values) & (luck >= self.kind_values))
+        power = np.where(fought_with_attack(self.kind_suits), table["attack"][rows, 0, None],
+                         table["magic"][rows, 0, None])
+        wins = beats_monster(power, table["luck"][rows, 0, None], self.kind_values)
         with np.errstate(invalid="ignore", divide="ignore"):
             p_win = ((deck * wins).sum(axis=1) / total).astype(float)
         xp_worth = np.where(xp < WIN_XP, XP_VALUE, 0.2)
-        loss_cost = np.where(hp_left > 1, DAMAGE_COST, -DEAD)
+        loss_cost = np.where(hp_left > MONSTER_DAMAGE, DAMAGE_COST, -DEAD)
         fight_gain = p_win * xp_worth - (1.0 - p_win) * loss_cost
         rest_gain = np.where(damage > 0, REST_VALUE * (1 + 2 * (hp_left <= JACK_DAMAGE)), -1.0)
         options = np.array([TRAIN, FIGHT, REST])
@@ -308,7 +324,7 @@ class StabbyJackHeuristic(Agent):
         scores = np.where(
             table["slot_held"][rows, 0],
             _swap_scores(sums[:, None], damage[:, None], table["slot_suits"][rows, 0], table["slot_values"][rows, 0],
-                         (pending // NUM_RANKS)[:, None], (pending % NUM_RANKS + 2)[:, None]),
+                         suit_of(pending)[:, None], value_of(pending)[:, None]),
             -np.inf,
         )
         best = scores.argmax(axis=1)
@@ -369,6 +385,3 @@ def _suit_sum(suits: np.ndarray, views: dict, suit: int) -> np.ndarray:
     m = suits.shape[0]
     values = views["stat_values"].reshape(m, MAX_STATS)
     return (suits[:, :, suit] * values).sum(axis=1)
-
-
-assert LEVEL_UP_COST == 5

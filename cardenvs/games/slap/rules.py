@@ -160,22 +160,21 @@ def _tens(top, second, third, face_up):
 
 
 @njit(cache=True)
-def matching_rules(state):
-    """rule:slappable_pile: bit r is set when slap rule r is on and matches the face-up cards of the pile."""
-    face_up = state.face_up
+def face_up_matches(on, face_up, top, second, third, fourth, first):
+    """rule:slappable_pile: bit r is set when slap rule r is on (``on[r]``) and matches the face-up cards.
+
+    The cards are given by rank (:func:`rank_of`): the top four face-up cards, top first, and the pile's first
+    face-up card. Only the top ``face_up`` of the four are looked at, so the others may hold anything.
+    """
     if face_up == 0:
         return 0
-    on = state.slap_rule_on
-    top = rank_of(pile_card(state, 0))
-    second = rank_of(pile_card(state, 1)) if face_up >= 2 else -1
-    third = rank_of(pile_card(state, 2)) if face_up >= 3 else -1
     matches = 0
     if on[RULE_JOKER] and top == JOKER_RANK:
         matches |= 1 << RULE_JOKER
     if face_up >= 2:
         if on[RULE_DOUBLE] and top == second:
             matches |= 1 << RULE_DOUBLE
-        if on[RULE_TOP_BOTTOM] and top == rank_of(first_face_up(state)):
+        if on[RULE_TOP_BOTTOM] and top == first:
             matches |= 1 << RULE_TOP_BOTTOM
         if on[RULE_MARRIAGE] and ((top == QUEEN and second == KING) or (top == KING and second == QUEEN)):
             matches |= 1 << RULE_MARRIAGE
@@ -183,9 +182,39 @@ def matching_rules(state):
         matches |= 1 << RULE_TENS
     if face_up >= 3 and on[RULE_SANDWICH] and top == third:
         matches |= 1 << RULE_SANDWICH
-    if face_up >= 4 and on[RULE_FOUR_IN_A_ROW] and _is_run(rank_of(pile_card(state, 3)), third, second, top):
+    if face_up >= 4 and on[RULE_FOUR_IN_A_ROW] and _is_run(fourth, third, second, top):
         matches |= 1 << RULE_FOUR_IN_A_ROW
     return matches
+
+
+@njit(cache=True)
+def matching_rules(state):
+    """rule:slappable_pile: bit r is set when slap rule r is on and matches the face-up cards of the pile."""
+    face_up = state.face_up
+    if face_up == 0:
+        return 0
+    # Below the face-up cards lie burnt (face-down) ones or nothing: neither counts, so only those are read.
+    top = rank_of(pile_card(state, 0))
+    second = rank_of(pile_card(state, 1)) if face_up >= 2 else -1
+    third = rank_of(pile_card(state, 2)) if face_up >= 3 else -1
+    fourth = rank_of(pile_card(state, 3)) if face_up >= 4 else -1
+    first = rank_of(first_face_up(state))
+    return face_up_matches(state.slap_rule_on, face_up, top, second, third, fourth, first)
+
+
+@njit(cache=True)
+def face_up_matches_batch(on, face_up, cards, first, out):
+    """:func:`face_up_matches` for a batch of tables given by card ids, as an observation shows them.
+
+    Row ``i``: the rules ``on[i]``, ``face_up[i]`` face-up cards, the ids of the top four ``cards[i]`` (top first)
+    and the id of the first face-up card ``first[i]``; its match bits go to ``out[i]``. Ids past the face-up
+    cards (an observation's "none" slot) are never looked at. The rule-based agent reads observations with it.
+    """
+    for i in range(out.shape[0]):
+        row = cards[i]
+        out[i] = face_up_matches(
+            on[i], face_up[i], rank_of(row[0]), rank_of(row[1]), rank_of(row[2]), rank_of(row[3]), rank_of(first[i])
+        )
 
 
 # ---------------------------------------------------------------------------------------------- the end

@@ -35,6 +35,8 @@ from cardenvs.games.stabby_jack.rules import (
 MAX_CARD_VALUE = 10
 MAX_STAT_SUM = MAX_STATS * MAX_CARD_VALUE  # bound of HP, magic, attack, luck (and of damage, kept below HP)
 NUM_WIN_CONDITIONS = 3
+# Entries of a seat's ``win_conditions`` row: rule:winning (a), (b) and (c).
+CONDITION_XP, CONDITION_POWER, CONDITION_LUCK = range(NUM_WIN_CONDITIONS)
 SLOT_FEATURES = NUM_SUITS  # suit one-hot per Stats slot (the value is in stat_values)
 
 
@@ -126,9 +128,9 @@ def _seat_block(state, obs, seat, rel, m):
     obs[at + rel] = state.xp_monarchs[seat]
     at += m
     conditions_at = at + rel * NUM_WIN_CONDITIONS
-    obs[conditions_at] = 1.0 if meets_xp(state, seat) else 0.0
-    obs[conditions_at + 1] = 1.0 if meets_power(state, seat) else 0.0
-    obs[conditions_at + 2] = 1.0 if meets_luck(state, seat) else 0.0
+    obs[conditions_at + CONDITION_XP] = 1.0 if meets_xp(state, seat) else 0.0
+    obs[conditions_at + CONDITION_POWER] = 1.0 if meets_power(state, seat) else 0.0
+    obs[conditions_at + CONDITION_LUCK] = 1.0 if meets_luck(state, seat) else 0.0
     return at + m * NUM_WIN_CONDITIONS
 
 

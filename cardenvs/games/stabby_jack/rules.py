@@ -384,6 +384,20 @@ def _stabbed(state, player, card):
     return False
 
 
+# Both below are written with & and | rather than `and`/`or` so that they also take numpy arrays (the rule-based
+# agent weighs every monster left in the draw pile at once).
+@njit(cache=True)
+def fought_with_attack(suit):
+    """rule:monster_combat: a black monster (♠ ♣) is met with physical attack, a red one (♥ ♦) with magic."""
+    return (suit == SPADES) | (suit == CLUBS)
+
+
+@njit(cache=True)
+def beats_monster(power, luck, value):
+    """rule:monster_combat: a power above the monster's value wins; on a tie, luck of at least the value wins."""
+    return (power > value) | ((power == value) & (luck >= value))
+
+
 @njit(cache=True)
 def _fight(state, player, card):
     """Combat with a numbered monster (rule:monster_combat) or a Diamond/Spade Monarch (rule:diamond_spade_monarchs)."""
@@ -394,8 +408,8 @@ def _fight(state, player, card):
         damage = MONARCH_DAMAGE
     else:
         value = value_of(card)
-        power = state.attack[player] if (suit == SPADES or suit == CLUBS) else state.magic[player]
-        won = power > value or (power == value and state.luck[player] >= value)  # luck breaks a tie
+        power = state.attack[player] if fought_with_attack(suit) else state.magic[player]
+        won = beats_monster(power, state.luck[player], value)
         damage = MONSTER_DAMAGE
     if won:
         _add_xp(state, player, card)
