@@ -13,7 +13,6 @@ import os
 import subprocess
 import sys
 import textwrap
-from collections import Counter
 from pathlib import Path
 
 import numpy as np
@@ -28,47 +27,20 @@ from tests.helpers import make_env
 ROOT = Path(__file__).parents[1]
 ENV_IDS = cardenvs.available_envs()
 DEFAULT_CASES = [pytest.param(env_id, {}, id=env_id) for env_id in ENV_IDS]
-# Parameter sets whose blocks differ in shape or content from the defaults'.
+# Every other parameter set a game lists: their blocks differ in shape or content from the defaults'.
 VARIANT_CASES = [
-    pytest.param("slabberjan_v0", {"num_players": 7, "fool_knocks": True}, id="slabberjan_v0-7"),
-    pytest.param("slap_v0", {"num_players": 3, "expose_play_action": True}, id="slap_v0-3"),
-    pytest.param("stabby_jack_v0", {"num_players": 3, "max_players": 8, "jokers": True}, id="stabby_jack_v0-3of8"),
-    pytest.param("gin_slaughtre_v0", {"num_downcards": 3}, id="gin_slaughtre_v0-downcards"),
+    pytest.param(env_id, params, id=f"{env_id}-{index}")
+    for env_id in ENV_IDS
+    for index, params in enumerate(cardenvs.get_game(env_id).example_params)
+    if params
 ]
 
 
 # ---------------------------------------------------------------------------------------------------------------
-# Each observation block from the state's blocks: how a seat sees each state block.
+# Each observation block from the state's blocks, as the game's ``observation_sources`` says a seat sees them.
 
-#: observation block -> state block holding it for every seat (row ``player`` of a per-seat block)
-OWN_BLOCKS = {
-    "slabberjan_v0": {"own_piece": "pieces", "own_original": "originals"},
-    "clabber_v0": {"own_hand": "hands"},
-    "gin_slaughtre_v0": {"own_hand": "hands", "own_upcards": "upcards"},
-}
-#: observation block -> state block holding it for every seat (the row of the observer's opponent)
-OPPONENT_BLOCKS = {"gin_slaughtre_v0": {"opponent_upcards": "upcards"}}
-#: blocks with one row per seat: the observation's rows are relative to the observer, the state's absolute
-SEAT_BLOCKS = {
-    "slabberjan_v0": {
-        "chips", "in_game", "owes", "dealer", "to_act", "acted", "announced", "fool_knocked", "last_shown",
-        "last_paid",
-    },
-    "clabber_v0": {
-        "dealer", "to_act", "bids_first", "bids_second", "maker", "played", "trick_leader", "meld_cards",
-        "meld_category", "meld_points", "meld_turn_done",
-    },
-    "slap_v0": {
-        "stack_sizes", "eliminated", "played_last", "challenger", "payer", "last_slapped", "last_winner",
-    },
-    "stabby_jack_v0": {
-        "present", "to_act", "dealer", "stat_suits", "stat_values", "stat_counts", "stats_count", "damage",
-        "hit_points", "magic", "attack", "luck", "xp", "xp_monsters", "xp_monarchs", "win_conditions",
-    },
-    "gin_slaughtre_v0": {"hand_sizes", "to_act", "dealer", "downcards"},
-}
-#: Clabber's blocks with one row per team: (own team, opponents) in the observation, (team 0, team 1) in the state
-TEAM_BLOCKS = {"clabber_v0": {"bell", "trick_points", "tricks_won", "scores"}}
+#: the two teams of a team block, teams alternating round the table (seat % 2)
+NUM_TEAMS = 2
 
 
 def _relative_rows(block: np.ndarray, player: int, num_players: int, rows: int) -> np.ndarray:
@@ -79,145 +51,50 @@ def _relative_rows(block: np.ndarray, player: int, num_players: int, rows: int) 
     return seen.reshape(-1)
 
 
-def _special_block(env_id: str, name: str, state: dict, player: int, n: int) -> np.ndarray | None:
-    """The observation blocks that combine state blocks, or None for the others."""
-    if env_id == "slabberjan_v0" and name == "known_pieces":  # row ``player`` of the seats × seats matrix
-        return _relative_rows(state["known_pieces"].reshape(n, -1)[player], player, n, n)
-    if env_id == "clabber_v0" and name == "meld_winner":  # (team 0, team 1, nobody) -> (own, opponents, nobody)
-        team = player % 2
-        return np.concatenate([_relative_rows(state[name][:2], team, 2, 2), state[name][2:]])
-    if env_id == "gin_slaughtre_v0" and name == "opponent_known_hand":
-        return state["hands"].reshape(n, -1)[(player + 1) % n] * state["public_hand_cards"]
-    return None
+def _seat_rows(env, n: int) -> int:
+    """Rows of a per-seat block: one per seat the observation is sized for (its smallest per-seat block's size)."""
+    sources = env.game.observation_sources
+    return min((view.size for view in env.layout.views if sources.get(view.name, ("",))[0] == "seats"), default=n)
+
+
+def _seen(how: str, block: np.ndarray, player: int, n: int, rows: int) -> np.ndarray:
+    """A state block as seat ``player`` of ``n`` sees it, per ``how`` (see ``Game.observation_sources``)."""
+    if how == "own":
+        return block.reshape(rows, -1)[player]
+    if how == "left":
+        return block.reshape(rows, -1)[(player + 1) % n]
+    if how == "seats":
+        return _relative_rows(block, player, n, rows)
+    if how == "own_seats":
+        return _relative_rows(block.reshape(rows, -1)[player], player, n, rows)
+    if how == "teams":
+        teams_end = block.size // NUM_TEAMS * NUM_TEAMS  # entries after the two team rows stay as they are
+        return np.concatenate([
+            _relative_rows(block[:teams_end], player % NUM_TEAMS, NUM_TEAMS, NUM_TEAMS), block[teams_end:]
+        ])
+    raise AssertionError(f"unknown observation source {how!r}")
 
 
 def observation_from_state(env, state: np.ndarray, player: int) -> np.ndarray:
     """Seat ``player``'s observation rebuilt from the global state vector alone."""
-    env_id = env.game.env_id
     n = len(env.possible_agents)
+    rows = _seat_rows(env, n)
     blocks = env.state_layout.split(state)
     parts = []
     for view in env.layout.views:
-        name = view.name
-        special = _special_block(env_id, name, blocks, player, n)
-        if special is not None:
-            parts.append(special)
-        elif name in OWN_BLOCKS.get(env_id, {}):
-            parts.append(blocks[OWN_BLOCKS[env_id][name]].reshape(n, -1)[player])
-        elif name in OPPONENT_BLOCKS.get(env_id, {}):
-            parts.append(blocks[OPPONENT_BLOCKS[env_id][name]].reshape(n, -1)[(player + 1) % n])
-        elif name in SEAT_BLOCKS.get(env_id, set()):
-            rows = blocks[name].size // (view.size // _seat_rows(env, name, n))
-            parts.append(_relative_rows(blocks[name], player, n, rows))
-        elif name in TEAM_BLOCKS.get(env_id, set()):
-            parts.append(_relative_rows(blocks[name], player % 2, 2, 2))
-        else:
-            parts.append(blocks[name])
+        if view.name not in env.game.observation_sources:  # the state's block of the same name, as it is
+            parts.append(blocks[view.name])
+            continue
+        how, source, *masks = env.game.observation_sources[view.name]
+        seen = _seen(how, blocks[source], player, n, rows)
+        for mask in masks:
+            seen = seen * blocks[mask]
+        parts.append(seen)
     return np.concatenate(parts)
 
 
-def _seat_rows(env, name: str, n: int) -> int:
-    """Rows of a per-seat observation block: one per seat, or per seat the spaces are sized for (Stabby Jack)."""
-    return int(env.state_record.max_players) if env.game.env_id == "stabby_jack_v0" else n
-
-
 # ---------------------------------------------------------------------------------------------------------------
-# Each state block against the record: every hidden card is in the state.
-
-
-def _cards(bits: np.ndarray) -> set[int]:
-    return {int(card) for card in np.flatnonzero(bits)}
-
-
-def _check_slabberjan(record, blocks: dict, n: int) -> None:
-    pieces = blocks["pieces"].reshape(n, -1)
-    originals = blocks["originals"].reshape(n, -1)
-    for seat in range(n):
-        held = [int(record.piece[seat])] if record.piece[seat] >= 0 else []
-        dealt = [int(record.original[seat])] if record.original[seat] >= 0 else []
-        assert list(np.flatnonzero(pieces[seat])) == held
-        assert list(np.flatnonzero(originals[seat])) == dealt
-    known = blocks["known_pieces"].reshape(n, n, -1)
-    unknown_slot = known.shape[2] - 1
-    expected = np.where(record.known >= 0, record.known, unknown_slot)
-    assert np.array_equal(known.argmax(axis=2), expected) and (known.sum(axis=2) == 1).all()
-    bag = Counter(int(kind) for kind in record.bag[: record.bag_size])
-    assert {kind: int(count) for kind, count in enumerate(blocks["bag"]) if count} == dict(bag)
-    assert np.array_equal(blocks["out_order"], record.out_order)
-
-
-def _check_clabber(record, blocks: dict, n: int) -> None:
-    hands = blocks["hands"].reshape(n, -1)
-    for seat in range(n):
-        assert _cards(hands[seat]) == {c for c in range(hands.shape[1]) if (int(record.hand[seat]) >> c) & 1}
-
-
-def _check_slap(record, blocks: dict, n: int) -> None:
-    from cardenvs.games.slap.rules import pile_cards, stack_cards
-
-    stacks = blocks["stacks"].reshape(n, -1)
-    for seat in range(n):
-        assert _cards(stacks[seat]) == set(stack_cards(record, seat))
-    pile = pile_cards(record)
-    face_up = int(record.face_up)
-    assert _cards(blocks["face_up_cards"]) == set(pile[len(pile) - face_up:])
-    assert _cards(blocks["burnt_cards"]) == set(pile[: len(pile) - face_up])
-    assert np.array_equal(blocks["slap_choices"], record.slap_choice)
-    to_act = [int(record.current_player)] if record.current_player >= 0 else []
-    assert list(np.flatnonzero(blocks["to_act"])) == to_act
-    # every card in play is in exactly one place
-    places = np.concatenate([stacks, blocks["face_up_cards"][None], blocks["burnt_cards"][None]])
-    assert np.array_equal(places.sum(axis=0), record.in_play)
-
-
-def _check_stabby_jack(record, blocks: dict, n: int) -> None:
-    draw_pile = Counter(int(kind) for kind in record.deck[: record.deck_size])
-    assert {kind: int(count) for kind, count in enumerate(blocks["deck_composition"]) if count} == dict(draw_pile)
-    m = int(record.max_players)
-    values = blocks["stat_values"].reshape(m, -1)
-    for seat in range(n):
-        count = int(record.stats_count[seat])
-        assert np.count_nonzero(values[seat]) == count
-    assert np.array_equal(blocks["damage"][:n], record.damage)
-
-
-def _check_gin_slaughtre(record, blocks: dict, n: int) -> None:
-    from cardenvs.games.gin_slaughtre.rules import LOC_BURNT, LOC_DOWN, LOC_HAND, LOC_PILE, LOC_STOCK, LOC_UP
-
-    location = record.location
-    hands = blocks["hands"].reshape(n, -1)
-    upcards = blocks["upcards"].reshape(n, -1)
-    for seat in range(n):
-        assert _cards(hands[seat]) == set(np.flatnonzero(location == LOC_HAND + seat))
-        assert _cards(upcards[seat]) == set(np.flatnonzero(location == LOC_UP + seat))
-    assert _cards(blocks["stock_cards"]) == set(np.flatnonzero(location == LOC_STOCK))
-    assert _cards(blocks["pile_cards"]) == set(np.flatnonzero(location == LOC_PILE))
-    assert _cards(blocks["burnt"]) == set(np.flatnonzero(location == LOC_BURNT))
-    in_hand = (location >= LOC_HAND) & (location < LOC_UP)
-    assert _cards(blocks["public_hand_cards"]) == set(np.flatnonzero(in_hand & (record.known != 0)))
-    if "downcard_cards" in blocks:  # num_downcards=3 only
-        face_down = blocks["downcard_cards"].reshape(n, record.downcards.shape[1], -1)
-        for seat in range(n):
-            for slot in range(record.downcards.shape[1]):
-                card = int(record.downcards[seat, slot])
-                assert _cards(face_down[seat, slot]) == ({card} if card >= 0 else set())
-                if card >= 0:
-                    assert location[card] == LOC_DOWN + seat
-    else:
-        assert not (location >= LOC_DOWN).any()
-    chosen = blocks["arrangements"].reshape(n, -1)
-    for seat in range(n):
-        choice = int(record.pending_arrangement[seat])
-        assert list(np.flatnonzero(chosen[seat])) == ([choice] if choice >= 0 else [])
-
-
-RECORD_CHECKS = {
-    "slabberjan_v0": _check_slabberjan,
-    "clabber_v0": _check_clabber,
-    "slap_v0": _check_slap,
-    "stabby_jack_v0": _check_stabby_jack,
-    "gin_slaughtre_v0": _check_gin_slaughtre,
-}
+# Each state block against the record (the game's ``check_global_state``): every hidden card is in the state.
 
 
 def check_state(env) -> None:
@@ -225,27 +102,32 @@ def check_state(env) -> None:
     state = env.state()
     assert state.dtype == np.float32 and state.shape == env.state_space.shape
     assert env.state_space.contains(state)
-    n = len(env.possible_agents)
-    RECORD_CHECKS[env.game.env_id](env.state_record, env.state_layout.split(state), n)
+    assert env.game.check_global_state is not None, f"{env.game.env_id} sets no check_global_state"
+    env.game.check_global_state(env.state_record, env.state_layout.split(state))
     for player, agent in enumerate(env.possible_agents):
         observation = env.observe(agent)["observation"]
         assert np.array_equal(observation_from_state(env, state, player), observation), agent
 
 
 def play_and_check(env_id: str, params: dict, seed: int, steps: int) -> int:
-    """Random legal play from ``seed``, the state checked at every decision; returns the decisions checked."""
+    """Random legal play from ``seed``, the state checked at every decision, for ``steps`` decisions; a game that
+    ends sooner is followed by the next (seeds ``seed + 1``, …), so short games are checked as far as long ones.
+    Returns the decisions checked."""
     env = make_env(env_id, params)
     rng = np.random.default_rng(seed)
-    env.reset(seed=seed)
     checked = 0
-    for agent in env.agent_iter(steps):
-        check_state(env)
-        checked += 1
-        _, _, terminated, truncated, _ = env.last()
-        if terminated or truncated:
-            env.step(None)
-            continue
-        env.step(int(rng.choice(np.flatnonzero(env.observe(agent)["action_mask"]))))
+    games = 0
+    while checked < steps:
+        env.reset(seed=seed + games)
+        games += 1
+        for agent in env.agent_iter(steps - checked):
+            check_state(env)
+            checked += 1
+            _, _, terminated, truncated, _ = env.last()
+            if terminated or truncated:
+                env.step(None)
+                continue
+            env.step(int(rng.choice(np.flatnonzero(env.observe(agent)["action_mask"]))))
     return checked
 
 

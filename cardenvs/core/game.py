@@ -177,6 +177,21 @@ class Game:
     #: ``encode_state(state, out)`` that writes everything on the table and in every hand into ``out`` (float32)
     state_layout: Callable[[Any], ObservationLayout] | None = None
     encode_state: Callable | None = None
+    #: how a seat's observation is read off the global state, for the tests that rebuild every observation from
+    #: the state alone: observation block -> ``(how, state block)`` or ``(how, state block, mask block)``, where
+    #: ``how`` is ``"own"`` (the seat's row of a per-seat block), ``"left"`` (the row of the seat on its left),
+    #: ``"seats"`` (a per-seat block with its rows turned so that the seat's comes first), ``"own_seats"`` (the
+    #: seat's row of a seat-by-seat block, turned likewise) or ``"teams"`` (two rows, team 0's and team 1's, turned
+    #: so that the seat's team comes first, entries after them as they are; teams alternate round the table); a
+    #: mask block multiplies the result entry by entry. A block not named is the state's block of its name as is.
+    #: Per-seat blocks have one row per seat the observation is sized for: as many as its smallest ``"seats"`` block
+    #: has entries.
+    observation_sources: dict[str, tuple[str, ...]] = dataclasses.field(
+        default_factory=dict, hash=False, compare=False
+    )
+    #: ``check_global_state(record, blocks)``, plain Python: raise AssertionError unless the global state's named
+    #: blocks (``state_layout(params).split(state)``) hold what the record holds, every hidden card included
+    check_global_state: Callable[[Any, dict[str, np.ndarray]], None] | None = None
 
     def __post_init__(self) -> None:
         from cardenvs.core.dispatch import register_engine

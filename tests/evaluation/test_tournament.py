@@ -104,15 +104,12 @@ def test_same_seed_same_results_other_seed_other_deals(tmp_path):
 
 
 # ---------------------------------------------------------------- batched play = AEC play
-@pytest.mark.parametrize(
-    ("env_id", "params", "lineup"),
-    [
-        ("clabber_v0", {}, ["heuristic", "hash"]),
-        ("slabberjan_v0", {"num_players": 5}, ["heuristic", "hash", "hash"]),
-        ("gin_slaughtre_v0", {"max_turns": 60}, ["hash", "heuristic"]),  # some games end truncated
-    ],
-)
-def test_batched_and_aec_tournaments_agree_exactly(tmp_path, env_id, params, lineup):
+def _batched_and_aec(tmp_path, env_id: str, params: dict, lineup: list[str]) -> tuple[TournamentResult, int]:
+    """One tournament played batched and on the AEC env; asserts that they agree exactly.
+
+    Returns:
+        The batched tournament's result and its number of games.
+    """
     layout = cardenvs.env(env_id, **params).unwrapped.layout
 
     def agents():
@@ -125,14 +122,33 @@ def test_batched_and_aec_tournaments_agree_exactly(tmp_path, env_id, params, lin
     aec = run_tournament(env_id, [Unbatched(agent) for agent in agents()], games, seed=9, params=params,
                          progress=False, results_path=tmp_path / "aec.jsonl")
     assert batched.agents == aec.agents and batched.new_games == aec.new_games == games
-    if env_id == "gin_slaughtre_v0":
-        assert 0 < batched.truncated_games < games
 
     def by_game(name):
         return {r["game"]: (r["rewards"], r["length"], r["truncated"]) for r in _lines(tmp_path / name)[1]}
 
     assert by_game("batched.jsonl") == by_game("aec.jsonl")
     assert batched.to_dict()["stats"] == aec.to_dict()["stats"]
+    return batched, games
+
+
+@pytest.mark.parametrize("env_id", cardenvs.available_envs())
+def test_batched_and_aec_tournaments_agree_exactly(tmp_path, env_id):
+    # every game, in its short whole games (the manifest's quick_params)
+    _batched_and_aec(tmp_path, env_id, cardenvs.get_game(env_id).quick_params, ["heuristic", "hash"])
+
+
+def test_batched_and_aec_agree_over_whole_clabber_games(tmp_path):
+    # hands dealt on to the target score, partners holding the same agent
+    _batched_and_aec(tmp_path, "clabber_v0", {}, ["heuristic", "hash"])
+
+
+def test_batched_and_aec_agree_with_more_seats_than_agents(tmp_path):
+    _batched_and_aec(tmp_path, "slabberjan_v0", {"num_players": 5}, ["heuristic", "hash", "hash"])
+
+
+def test_batched_and_aec_agree_on_games_cut_short(tmp_path):
+    batched, games = _batched_and_aec(tmp_path, "gin_slaughtre_v0", {"max_turns": 60}, ["hash", "heuristic"])
+    assert 0 < batched.truncated_games < games  # some games end truncated, not all
 
 
 # ---------------------------------------------------------------- resuming

@@ -60,6 +60,8 @@ GAME = Game(
     render_private=render_private,
     state_layout=state.state_layout,
     encode_state=state.encode_state,
+    observation_sources=state.OBSERVATION_SOURCES,
+    check_global_state=state.check_global_state,
 )
 
 __all__ = ["GAME", "NUM_RANKS", "action_name", "apply_deal", "deal_order", "num_actions"]

@@ -7,6 +7,7 @@ seats and the team blocks are (team 0, team 1): team 0 is seats 0 and 2.
 
 from __future__ import annotations
 
+import numpy as np
 from numba import njit
 
 from cardenvs.core.game import ObservationLayout, ObservationView
@@ -76,3 +77,24 @@ def encode_state(state, out):
 
 
 assert HAND_AT == 0  # the observation starts with own_hand, which hands replaces
+
+
+#: how a seat's observation reads off this state (``Game.observation_sources``)
+OBSERVATION_SOURCES = {
+    "own_hand": ("own", "hands"),
+    **{
+        name: ("seats", name)
+        for name in ("dealer", "to_act", "bids_first", "bids_second", "maker", "played", "trick_leader",
+                     "meld_cards", "meld_category", "meld_points", "meld_turn_done")
+    },
+    # team 0, team 1 (then "nobody" in meld_winner) become own team, opponents
+    **{name: ("teams", name) for name in ("meld_winner", "bell", "trick_points", "tricks_won", "scores")},
+}
+
+
+def check_global_state(record: np.record, blocks: dict[str, np.ndarray]) -> None:
+    """Raise AssertionError unless the state's ``hands`` block holds every seat's cards."""
+    hands = blocks["hands"].reshape(NUM_PLAYERS, -1)
+    for seat in range(NUM_PLAYERS):
+        held = {card for card in range(NUM_CARDS) if (int(record.hand[seat]) >> card) & 1}
+        assert set(np.flatnonzero(hands[seat]).tolist()) == held

@@ -54,6 +54,8 @@ GAME = Game(
     describe_step=describe_step,
     state_layout=state.state_layout,
     encode_state=state.encode_state,
+    observation_sources=state.OBSERVATION_SOURCES,
+    check_global_state=state.check_global_state,
     public_action_name=public_action_name,
 )
 

@@ -18,6 +18,7 @@ from cardenvs.games.gin_slaughtre.observation import NO_CARD_SLOT, PILE_TOP_SHOW
 from cardenvs.games.gin_slaughtre.params import NUM_PLAYERS, GinSlaughtreParams
 from cardenvs.games.gin_slaughtre.rules import (
     LOC_BURNT,
+    LOC_DOWN,
     LOC_HAND,
     LOC_PILE,
     LOC_STOCK,
@@ -128,3 +129,46 @@ def encode_state(state, out):
             if card >= 0:
                 out[DOWNCARDS + seat * MAX_DOWNCARDS + slot] = 1.0
                 out[DOWNCARD_CARDS + (seat * MAX_DOWNCARDS + slot) * NUM_CARDS + int(card)] = 1.0
+
+
+#: how a seat's observation reads off this state (``Game.observation_sources``)
+OBSERVATION_SOURCES = {
+    "own_hand": ("own", "hands"),
+    "own_upcards": ("own", "upcards"),
+    "opponent_upcards": ("left", "upcards"),  # two seats: the one on the left is the opponent
+    "opponent_known_hand": ("left", "hands", "public_hand_cards"),
+    **{name: ("seats", name) for name in _PER_SEAT},
+}
+
+
+def _cards(bits: np.ndarray) -> set[int]:
+    return set(np.flatnonzero(bits).tolist())
+
+
+def check_global_state(record: np.record, blocks: dict[str, np.ndarray]) -> None:
+    """Raise AssertionError unless the state's blocks put every card where the record has it, arrangements too."""
+    location = record.location
+    hands = blocks["hands"].reshape(NUM_PLAYERS, -1)
+    upcards = blocks["upcards"].reshape(NUM_PLAYERS, -1)
+    for seat in range(NUM_PLAYERS):
+        assert _cards(hands[seat]) == _cards(location == LOC_HAND + seat)
+        assert _cards(upcards[seat]) == _cards(location == LOC_UP + seat)
+    assert _cards(blocks["stock_cards"]) == _cards(location == LOC_STOCK)
+    assert _cards(blocks["pile_cards"]) == _cards(location == LOC_PILE)
+    assert _cards(blocks["burnt"]) == _cards(location == LOC_BURNT)
+    in_hand = (location >= LOC_HAND) & (location < LOC_UP)
+    assert _cards(blocks["public_hand_cards"]) == _cards(in_hand & (record.known != 0))
+    if "downcard_cards" in blocks:  # num_downcards=3 only
+        face_down = blocks["downcard_cards"].reshape(NUM_PLAYERS, record.downcards.shape[1], -1)
+        for seat in range(NUM_PLAYERS):
+            for slot in range(record.downcards.shape[1]):
+                card = int(record.downcards[seat, slot])
+                assert _cards(face_down[seat, slot]) == ({card} if card >= 0 else set())
+                if card >= 0:
+                    assert location[card] == LOC_DOWN + seat
+    else:
+        assert not (location >= LOC_DOWN).any()
+    chosen = blocks["arrangements"].reshape(NUM_PLAYERS, -1)
+    for seat in range(NUM_PLAYERS):
+        choice = int(record.pending_arrangement[seat])
+        assert list(np.flatnonzero(chosen[seat])) == ([choice] if choice >= 0 else [])

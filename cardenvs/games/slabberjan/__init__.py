@@ -54,6 +54,8 @@ GAME = Game(
     render_private=render_private,
     state_layout=state.state_layout,
     encode_state=state.encode_state,
+    observation_sources=state.OBSERVATION_SOURCES,
+    check_global_state=state.check_global_state,
 )
 
 __all__ = ["ACTION_NAMES", "GAME", "action_name", "apply_deal", "num_actions"]

@@ -8,6 +8,9 @@ Seat blocks are absolute (entry 0 is seat 0). Each block is encoded like the obs
 
 from __future__ import annotations
 
+from collections import Counter
+
+import numpy as np
 from numba import njit
 
 from cardenvs.core.game import ObservationLayout, ObservationView
@@ -60,3 +63,35 @@ def encode_state(state, out):
     at = write_table(state, 0, out, at)  # seats counted from seat 0: absolute
     for seat in range(n):
         out[at + seat] = state.out_order[seat]
+
+
+#: how a seat's observation reads off this state (``Game.observation_sources``)
+OBSERVATION_SOURCES = {
+    "own_piece": ("own", "pieces"),
+    "own_original": ("own", "originals"),
+    "known_pieces": ("own_seats", "known_pieces"),  # the seat's row of what every seat knows
+    **{
+        name: ("seats", name)
+        for name in ("chips", "in_game", "owes", "dealer", "to_act", "acted", "announced", "fool_knocked",
+                     "last_shown", "last_paid")
+    },
+}
+
+
+def check_global_state(record: np.record, blocks: dict[str, np.ndarray]) -> None:
+    """Raise AssertionError unless the state's blocks hold every seat's piece, what each knows and the bag."""
+    n = int(record.num_players)
+    pieces = blocks["pieces"].reshape(n, -1)
+    originals = blocks["originals"].reshape(n, -1)
+    for seat in range(n):
+        held = [int(record.piece[seat])] if record.piece[seat] >= 0 else []
+        dealt = [int(record.original[seat])] if record.original[seat] >= 0 else []
+        assert list(np.flatnonzero(pieces[seat])) == held
+        assert list(np.flatnonzero(originals[seat])) == dealt
+    known = blocks["known_pieces"].reshape(n, n, -1)
+    unknown_slot = known.shape[2] - 1
+    expected = np.where(record.known >= 0, record.known, unknown_slot)
+    assert np.array_equal(known.argmax(axis=2), expected) and (known.sum(axis=2) == 1).all()
+    bag = Counter(int(kind) for kind in record.bag[: record.bag_size])
+    assert {kind: int(count) for kind, count in enumerate(blocks["bag"]) if count} == dict(bag)
+    assert np.array_equal(blocks["out_order"], record.out_order)

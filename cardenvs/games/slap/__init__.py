@@ -57,6 +57,8 @@ GAME = Game(
     penalize=rules.penalize,
     state_layout=state.state_layout,
     encode_state=state.encode_state,
+    observation_sources=state.OBSERVATION_SOURCES,
+    check_global_state=state.check_global_state,
 )
 
 assert MAX_CARDS == 54

@@ -15,7 +15,7 @@ from cardenvs.core.game import NO_PLAYER, ObservationLayout, ObservationView
 from cardenvs.games.slap.cards import MAX_CARDS
 from cardenvs.games.slap.observation import observation_layout, observe
 from cardenvs.games.slap.params import NUM_SLAP_RULES, SlapParams
-from cardenvs.games.slap.rules import PLAY, pile_card
+from cardenvs.games.slap.rules import PLAY, pile_card, pile_cards, stack_cards
 
 OBSERVER = 0  # the seat whose observation starts the state: its relative seats are the absolute ones
 MASK_SIZE = PLAY + 1  # every action id, so the observer's legal mask has room whatever the parameters
@@ -74,3 +74,29 @@ def encode_state(state, out):
     at += n
     for rule in range(NUM_SLAP_RULES):
         out[at + rule] = np.float32((state.slap_matches >> rule) & 1)
+
+
+#: how a seat's observation reads off this state (``Game.observation_sources``): the seat blocks of seat 0's
+#: observation, turned; the other blocks are seat 0's, which every seat sees alike
+OBSERVATION_SOURCES = {
+    name: ("seats", name)
+    for name in ("stack_sizes", "eliminated", "played_last", "challenger", "payer", "last_slapped", "last_winner")
+}
+
+
+def check_global_state(record: np.record, blocks: dict[str, np.ndarray]) -> None:
+    """Raise AssertionError unless the state's blocks hold every stack, the pile's cards and the window's choices."""
+    n = int(record.num_players)
+    stacks = blocks["stacks"].reshape(n, -1)
+    for seat in range(n):
+        assert set(np.flatnonzero(stacks[seat]).tolist()) == set(stack_cards(record, seat))
+    pile = pile_cards(record)
+    face_up = int(record.face_up)
+    assert set(np.flatnonzero(blocks["face_up_cards"]).tolist()) == set(pile[len(pile) - face_up:])
+    assert set(np.flatnonzero(blocks["burnt_cards"]).tolist()) == set(pile[: len(pile) - face_up])
+    assert np.array_equal(blocks["slap_choices"], record.slap_choice)
+    to_act = [int(record.current_player)] if record.current_player >= 0 else []
+    assert list(np.flatnonzero(blocks["to_act"])) == to_act
+    # every card in play is in exactly one place
+    places = np.concatenate([stacks, blocks["face_up_cards"][None], blocks["burnt_cards"][None]])
+    assert np.array_equal(places.sum(axis=0), record.in_play)
