@@ -520,6 +520,9 @@ class Trainer:
         old_logprob, old_value = th.from_numpy(old_logprob), th.from_numpy(old_value)
         advantage = th.from_numpy(advantage)
         target = advantage + old_value
+        # Normalised over the whole rollout, not per minibatch: a last minibatch of one decision would divide by
+        # its standard deviation of NaN and poison every weight.
+        advantage = (advantage - advantage.mean()) / (advantage.std(unbiased=False) + 1e-8)
         samples = len(action)
         totals = {"policy_loss": 0.0, "value_loss": 0.0, "entropy": 0.0, "clip_fraction": 0.0}
         batches = 0
@@ -531,7 +534,6 @@ class Trainer:
                 logprobs = th.log_softmax(logits, 1)
                 ratio = (logprobs.gather(1, action[batch, None]).squeeze(1) - old_logprob[batch]).exp()
                 adv = advantage[batch]
-                adv = (adv - adv.mean()) / (adv.std() + 1e-8)
                 policy_loss = th.max(-adv * ratio, -adv * ratio.clamp(1 - args.clip_coef, 1 + args.clip_coef)).mean()
                 value_loss = 0.5 * (value - target[batch]).square().mean()
                 entropy = -(logprobs.exp() * logprobs).sum(1).mean()

@@ -281,25 +281,3 @@ def test_options_given_again_on_resume_must_repeat_the_stored_value(tmp_path, ca
     for option, value in (["--net-arch", "32"], ["--env-id", "clabber_v0"], ["--self-play", None]):
         with pytest.raises(ValueError, match=f"{option} cannot change when resuming"):
             ppo.settle([*stored, option] + ([value] if value else []))
-
-
-CHECKPOINTS = sorted((ppo.Path(__file__).resolve().parents[2] / "training" / "checkpoints").glob("*.zip"))
-#: committed checkpoints stay small
-MAX_CHECKPOINT_BYTES = 1_100_000
-
-
-@pytest.mark.parametrize("path", CHECKPOINTS, ids=[p.stem for p in CHECKPOINTS])
-def test_committed_checkpoints_load_for_their_game_and_act_legally(path):
-    env_id = path.stem
-    info = json.loads(path.with_suffix(".json").read_text())
-    assert info["env_id"] == env_id
-    opponents = {name for match in info["tournament"]["matches"] for name in match["agents"]}
-    assert opponents == {"ppo", "random", "heuristic"}
-    assert path.stat().st_size < MAX_CHECKPOINT_BYTES
-    venv = cardenvs.vector_env(env_id, 16)
-    agent = PolicyAgent.load(path, env_id, venv.layout)
-    observations, masks, _ = venv.reset(seed=1)
-    for _ in range(10):
-        actions = agent.act_batch(observations, masks)
-        assert masks[np.arange(16), actions].all()
-        observations, masks, *_ = venv.step(actions)

@@ -3,6 +3,8 @@ resume, the model loaded as the ``ppo:PATH`` agent), and its argument checks."""
 
 import dataclasses
 import json
+import time
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -155,3 +157,42 @@ def test_either_critic_trains_and_its_model_plays(tmp_path, critic):
     obs, masks, _ = venv.reset(seed=0)
     actions = SelfPlayAgent(network).act_batch(obs, masks)
     assert masks[np.arange(4), actions].all()
+
+
+CHECKPOINTS_DIR = Path(__file__).resolve().parents[2] / "training" / "checkpoints"
+CHECKPOINTS = sorted(CHECKPOINTS_DIR.glob("*.pt"))
+#: committed models stay small (Gin Slaughtre's 420 actions make the largest)
+MAX_MODEL_BYTES = 1_500_000
+
+
+def test_every_game_has_a_committed_agent():
+    assert [path.stem for path in CHECKPOINTS] == sorted(cardenvs.available_envs())
+
+
+@pytest.mark.parametrize("path", CHECKPOINTS, ids=[p.stem for p in CHECKPOINTS])
+def test_committed_agents_load_for_their_game_and_act_legally(path):
+    env_id = path.stem
+    info = json.loads(path.with_suffix(".json").read_text())
+    assert info["env_id"] == env_id and info["trainer"] == "training/selfplay.py"
+    assert [match["agents"] for match in info["tournament"]["matches"]] == [["trained", "heuristic"],
+                                                                             ["trained", "random"]]
+    assert path.stat().st_size < MAX_MODEL_BYTES
+    venv = cardenvs.vector_env(env_id, 16)
+    agent = make_agent(f"ppo:{path}", env_id, venv.layout)
+    observations, masks, _ = venv.reset(seed=1)
+    for _ in range(10):
+        actions = agent.act_batch(observations, masks)
+        assert masks[np.arange(16), actions].all()
+        observations, masks, *_ = venv.step(actions)
+
+
+def test_an_update_whose_last_minibatch_holds_one_decision_keeps_the_weights_finite(tmp_path):
+    trainer = _trainer(tmp_path, "--minibatch-size", "16")
+    samples = 17  # one full minibatch and one of a single decision
+    rng = np.random.default_rng(0)
+    size, num_actions = trainer.layout.size, trainer.venv.num_actions
+    mask = np.ones((samples, num_actions), bool)
+    trainer.update(rng.random((samples, size), np.float32), mask, np.zeros((samples, 0), np.float32),
+                   rng.integers(0, num_actions, samples), np.full(samples, -np.log(num_actions), np.float32),
+                   np.zeros(samples, np.float32), rng.standard_normal(samples).astype(np.float32), time.monotonic())
+    assert all(torch.isfinite(value).all() for value in trainer.network.state_dict().values())
