@@ -1,10 +1,11 @@
 """Run by tests/test_compile_cache.py in fresh interpreters: play fixed trajectories and print them as JSON.
 
-``python tests/cache_probe.py compile SET`` starts every game of parameter set SET (``a`` or ``b``), which
-compiles and caches its kernels; ``python tests/cache_probe.py play`` starts set ``a`` of every game, then
-plays set ``b`` and then set ``a`` of every game and prints the trajectories. Actions are a fixed function of
-the legal mask, so a trajectory depends only on the rules that ran. The AEC env's kernels stand for all: the
-batched env's take their records through the same record types, and compiling both would double the test's time.
+``python tests/cache_probe.py compile SET [ENV_ID ...]`` starts each game named (every registered game when none
+is) with its parameter set SET (``a`` or ``b``), which compiles and caches its kernels; ``python
+tests/cache_probe.py play [ENV_ID ...]`` starts set ``a`` of those games, then plays set ``b`` and then set ``a``
+of each and prints the trajectories. Actions are a fixed function of the legal mask, so a trajectory depends only
+on the rules that ran. The AEC env's kernels stand for all: the batched env's take their records through the same
+record types, and compiling both would double the test's time.
 """
 
 from __future__ import annotations
@@ -57,12 +58,14 @@ def aec_trajectory(env_id: str, params: dict) -> list:
 
 
 def main(argv: list[str]) -> None:
-    if argv[0] == "compile":
-        for env_id in cardenvs.available_envs():
-            params = parameter_sets(env_id)[argv[1]]
+    command, *rest = argv
+    if command == "compile":
+        game_set, *env_ids = rest
+        for env_id in env_ids or cardenvs.available_envs():
+            params = parameter_sets(env_id)[game_set]
             cardenvs.env(env_id, **params).reset(seed=0)
         return
-    sets = {env_id: parameter_sets(env_id) for env_id in cardenvs.available_envs()}
+    sets = {env_id: parameter_sets(env_id) for env_id in rest or cardenvs.available_envs()}
     for env_id in sets:
         cardenvs.env(env_id, **sets[env_id]["a"]).reset(seed=0)
     result = {

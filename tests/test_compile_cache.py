@@ -5,6 +5,10 @@ set B (a different record layout), and a third loads A's kernels from the cache 
 types named by a per-process counter, the third process linked A's machine code into B's kernels. Here every
 game runs that sequence against a fresh cache directory, and the third process's trajectories must equal those
 of plain Python (``NUMBA_DISABLE_JIT=1``), which has no cache at all.
+
+Each process compiles every game it runs, so the sequence costs minutes for all five games. By default it runs
+for one game whose two parameter sets have different record layouts (the case that went wrong: the fix is in
+the shared record naming and cache stamping, not in any game); ``--runslow`` runs it for every game.
 """
 
 from __future__ import annotations
@@ -19,9 +23,12 @@ from pathlib import Path
 import pytest
 
 import cardenvs
+from tests.cache_probe import parameter_sets
 
 PROBE = Path(__file__).with_name("cache_probe.py")
 ROOT = PROBE.parent.parent
+#: the game the sequence runs for by default (its sets ``a`` and ``b`` have different record layouts)
+DEFAULT_GAMES = ("slap_v0",)
 
 
 def _run(args: list[str], cache_dir: Path, **extra_env: str) -> str:
@@ -36,17 +43,29 @@ def _run(args: list[str], cache_dir: Path, **extra_env: str) -> str:
 
 
 @pytest.fixture(scope="module")
-def trajectories(tmp_path_factory) -> tuple[dict, dict]:
+def trajectories(request, tmp_path_factory) -> tuple[dict, dict]:
+    games = cardenvs.available_envs() if request.config.getoption("--runslow") else list(DEFAULT_GAMES)
     cache_dir = tmp_path_factory.mktemp("numba-cache")
-    _run(["compile", "a"], cache_dir)
-    _run(["compile", "b"], cache_dir)
-    cached = json.loads(_run(["play"], cache_dir))
-    plain = json.loads(_run(["play"], tmp_path_factory.mktemp("unused-cache"), NUMBA_DISABLE_JIT="1"))
+    _run(["compile", "a", *games], cache_dir)
+    _run(["compile", "b", *games], cache_dir)
+    cached = json.loads(_run(["play", *games], cache_dir))
+    plain = json.loads(_run(["play", *games], tmp_path_factory.mktemp("unused-cache"), NUMBA_DISABLE_JIT="1"))
     return cached, plain
 
 
+def test_the_default_game_has_two_record_layouts():
+    for env_id in DEFAULT_GAMES:
+        game = cardenvs.get_game(env_id)
+        layouts = {game.state_dtype(game.make_params(**params)) for params in parameter_sets(env_id).values()}
+        assert len(layouts) == 2, env_id
+
+
 @pytest.mark.parametrize("game_set", ["b", "a"])
-@pytest.mark.parametrize("env_id", cardenvs.available_envs())
+@pytest.mark.parametrize(
+    "env_id",
+    [pytest.param(env_id, marks=() if env_id in DEFAULT_GAMES else pytest.mark.slow)
+     for env_id in cardenvs.available_envs()],
+)
 def test_cached_kernels_play_as_plain_python(trajectories, env_id, game_set):
     cached, plain = trajectories
     key = f"{env_id}/{game_set}"
