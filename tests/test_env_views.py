@@ -28,15 +28,23 @@ DEAL_CASES = [
 
 
 def _accepted_actions(env) -> np.ndarray:
-    """The actions ``step`` accepts now, found by trying every action on a copy of the env."""
+    """The actions ``step`` accepts now, found by trying every action on a copy of the env.
+
+    A refused action leaves the copy as it was (checked: its state record is byte for byte the env's), so the
+    copy serves for the next action; only an accepted one, which moves the copy on, calls for a fresh copy.
+    """
     accepted = np.zeros(env.num_actions, np.int8)
+    record = env.unwrapped.state_record.tobytes()
+    trial = copy.deepcopy(env)
     for action in range(env.num_actions):
-        trial = copy.deepcopy(env)
         try:
             trial.step(action)
         except cardenvs.IllegalActionError:
+            assert trial.unwrapped.state_record.tobytes() == record, f"refused action {action} changed the record"
+            assert trial.agent_selection == env.agent_selection
             continue
         accepted[action] = 1
+        trial = copy.deepcopy(env)
     return accepted
 
 
