@@ -16,12 +16,17 @@ NUM_SEATS = 4
 
 
 def _heuristic_team_rewards(games: int, **params) -> np.ndarray:
-    """The heuristic plays both seats of one team (alternating teams), random players the other."""
+    """The heuristic plays both seats of one team (alternating teams), random players the other.
+
+    The games run on one thread whatever their number (they play the same on numba's threads): the one-thread
+    kernel compiles in a fraction of the threaded one's time, and the other tests need it anyway.
+    """
     layout = cardenvs.env("clabber_v0", **params).unwrapped.layout
     teams = np.arange(games) % 2
     seating = np.where(np.arange(NUM_SEATS) % 2 == teams[:, None], 0, 1)  # agent 0: the heuristic
     returns, _ = play_first_games(
-        "clabber_v0", [ClabberHeuristic(layout), RandomAgent(seed=1)], seating, range(1000, 1000 + games), **params
+        "clabber_v0", [ClabberHeuristic(layout), RandomAgent(seed=1)], seating, range(1000, 1000 + games),
+        parallel=False, **params,
     )
     return returns[np.arange(games), teams]
 
