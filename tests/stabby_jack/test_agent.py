@@ -5,6 +5,7 @@ from __future__ import annotations
 from math import comb
 
 import numpy as np
+import pytest
 
 import cardenvs
 from agents.base import RandomAgent
@@ -49,9 +50,15 @@ def test_heuristic_plays_every_phase_legally_with_more_players_and_options():
     assert len(seen_phases) >= 5, seen_phases
 
 
-def test_batched_decisions_equal_single_decisions_on_random_play():
-    # 4 seats and Jokers reach every phase, the Ace phases with several opponents included
-    venv = cardenvs.vector_env("stabby_jack_v0", 256, num_players=4, jokers=True)
+# With Jokers and several opponents random play reaches five phases, the Ace phases included. By default at the
+# table of eight of the game's example parameters (a record layout the other tests compile anyway); at a table of
+# four (a layout no other test uses: half a minute of compiling) with --runslow.
+@pytest.mark.parametrize("params", [
+    pytest.param({"num_players": 8, "jokers": True, "win_uses_max_hp": True}, id="8p-jokers"),
+    pytest.param({"num_players": 4, "jokers": True}, id="4p-jokers", marks=pytest.mark.slow),
+])
+def test_batched_decisions_equal_single_decisions_on_random_play(params):
+    venv = cardenvs.vector_env("stabby_jack_v0", 256, **params)
     heuristic, sampler = StabbyJackHeuristic(venv.layout), RandomAgent(seed=0)
     obs, masks, _ = venv.reset(seed=7)
     observations, action_masks = [], []
