@@ -16,12 +16,13 @@
 # %% [markdown]
 # # Train and evaluate an agent
 #
-# A short MaskablePPO run on Slabberjan with `training/ppo.py` (the same script as `bash scripts/main.sh`,
-# here with a budget of seconds), its learning curve read from the TensorBoard logs, then a duplicate-deal
-# tournament of the trained agent against the random and rule-based agents, with its ladder plot. See
-# [docs/training.md](../docs/training.md) and [docs/evaluation.md](../docs/evaluation.md).
+# A short self-play run on Slabberjan with `training/selfplay.py` (the trainer of `bash scripts/main.sh`, here
+# with a budget of seconds), its learning curve, then a duplicate-deal tournament of the trained agent against
+# the random and rule-based agents, with its ladder plot. See [docs/training.md](../docs/training.md) and
+# [docs/evaluation.md](../docs/evaluation.md).
 
 # %%
+import json
 import shutil
 import sys
 import warnings
@@ -29,49 +30,48 @@ from pathlib import Path
 
 import matplotlib.pyplot as plt
 from IPython.display import Image
-from tensorboard.backend.event_processing.event_accumulator import EventAccumulator
 
-ROOT = next(p for p in (Path.cwd(), *Path.cwd().parents) if (p / "training" / "ppo.py").is_file())
+ROOT = next(p for p in (Path.cwd(), *Path.cwd().parents) if (p / "training" / "selfplay.py").is_file())
 sys.path.insert(0, str(ROOT))  # training/ is a folder of scripts, not an installed package
 
-from training import ppo
+from training import selfplay
 
-RUN_DIR = Path("runs") / "notebook_ppo"  # relative to this notebook; runs/ is git-ignored
+RUN_DIR = Path("runs") / "notebook_selfplay"  # relative to this notebook; runs/ is git-ignored
 shutil.rmtree(RUN_DIR, ignore_errors=True)
 
 # %% [markdown]
 # ## Train
 #
-# The learner holds one seat of 16 games in lockstep (`cardenvs.learning.LearnerVecEnv` over the batched env);
-# random and rule-based opponents hold the others. Every 8,192 steps it plays a 200-game tournament against
-# the rule-based agent (`eval/*` in TensorBoard); at the end, a tournament against both.
+# One shared policy plays every seat of 1,024 games in lockstep on the batched env; half the games seat the
+# rule-based agent, random or a snapshot of the policy on one side of the table. Every 200,000 decisions it
+# plays a 400-game tournament against the rule-based agent; at the end, a match against each of them.
 
 # %%
-# stable-baselines3 imports tqdm.auto, which warns when the notebook widgets are not installed
+# the trainer's progress bar comes from tqdm.auto, which warns when the notebook widgets are not installed
 warnings.filterwarnings("ignore", message="IProgress not found")
-exit_code = ppo.main([
-    "--env-id", "slabberjan_v0", "--total-timesteps", "40960", "--eval-every", "8192", "--eval-games", "200",
-    "--checkpoint-every", "20480", "--final-games", "400", "--run-dir", str(RUN_DIR), "--no-progress-bar",
+exit_code = selfplay.main([
+    "--env-id", "slabberjan_v0", "--total-decisions", "1000000", "--eval-every", "200000", "--eval-games", "400",
+    "--final-games", "1000", "--run-dir", str(RUN_DIR), "--no-progress-bar",
 ])
 assert exit_code == 0
 
 # %% [markdown]
 # ## The learning curve
 #
-# `rollout/ep_rew_mean` is the learner's mean final reward in its recent games against the pool (+1 a win,
-# −1 a loss); `eval/mean_reward_vs_heuristic` the periodic tournaments' mean reward.
+# `model.json` keeps each periodic tournament: the trained agent's mean reward (+1 a win, −1 a loss; in
+# Slabberjan one of four seats wins) with its 95% confidence interval, against minutes of training.
 
 # %%
-events = EventAccumulator(str(next((RUN_DIR / "tb").iterdir())))
-events.Reload()
+info = json.loads((RUN_DIR / "model.json").read_text())
+points = info["evaluations"]
+minutes = [p["train_seconds"] / 60 for p in points]
 fig, ax = plt.subplots(figsize=(7, 3.5))
-for tag, label in [("rollout/ep_rew_mean", "against the pool"),
-                   ("eval/mean_reward_vs_heuristic", "tournament vs rule-based")]:
-    points = events.Scalars(tag)
-    ax.plot([p.step for p in points], [p.value for p in points], marker="o", label=label)
-ax.set_xlabel("learner steps")
-ax.set_ylabel("mean final reward")
-ax.set_title("MaskablePPO on slabberjan_v0")
+ax.errorbar(minutes, [p["mean_reward"] for p in points], yerr=[p["ci95"] for p in points], marker="o",
+            label="trained")
+ax.plot(minutes, [p["heuristic_mean_reward"] for p in points], linestyle="--", label="rule-based")
+ax.set_xlabel("minutes of training")
+ax.set_ylabel("mean reward, head-to-head")
+ax.set_title(f"self-play on slabberjan_v0: {info['decisions']:,} decisions, {info['decisions_per_second']:,}/s")
 ax.legend()
 plt.show()
 
@@ -79,13 +79,13 @@ plt.show()
 # ## A tournament with its ladder
 #
 # `run_tournament` replays every deal with the agents in every seat arrangement and reports each agent's mean
-# reward with its 95% confidence interval, win rate and openskill rating. `ppo:PATH` is the trained model.
+# reward with its 95% confidence interval, win rate and openskill rating. `ppo:PATH` loads the trained model.
 
 # %%
 from cardenvs.evaluation import run_tournament
 from cardenvs.evaluation.plot import plot_ladder
 
-result = run_tournament("slabberjan_v0", [f"ppo:{RUN_DIR / 'model.zip'}", "random", "heuristic"], games=600,
+result = run_tournament("slabberjan_v0", [f"ppo:{RUN_DIR / 'model.pt'}", "random", "heuristic"], games=600,
                         seed=7, progress=False, results_path=RUN_DIR / "tournament.jsonl")
 print(result.table())
 Image(filename=str(plot_ladder(result, RUN_DIR / "ladder.png")))
