@@ -30,8 +30,8 @@ The algorithm:
   default: the value loss shapes the features the policy uses too). ``--critic global`` makes it a centralised
   critic instead, an MLP of its own over the game's global state (``VectorEnv.global_states``: every hand, as in
   MAPPO) and the seat it values; only the policy, which reads the seat's own observation, ever plays. On Clabber
-  the centralised critic learned more slowly per decision (-0.82 against the rule-based agent after 4M
-  decisions, where the shared trunk was at -0.54 after 3M), so it is an option, not the default.
+  the centralised critic learned more slowly per decision (-0.83 and -0.82 against the rule-based agent after
+  2M and 4M decisions, where the shared trunk was at -0.65 and -0.34), so it is an option, not the default.
 * After every rollout of ``--num-steps`` env steps, ``--update-epochs`` passes of clipped PPO over the
   decisions collected, in minibatches of ``--minibatch-size``; the learning rate anneals linearly to 0 over the
   run's budget (decisions or minutes, whichever is nearer).
