@@ -55,7 +55,7 @@ if __spec__ is None:  # run by its path: the repository root holds cardenvs, age
 
 import cardenvs
 from training.cli import invocation, registered_env, shown_default, tyro_missing
-from training.runs import as_flags, flag, shown, tournament, write_json, write_run_args
+from training.runs import as_flags, flag, match_rows, match_table, shown, tournament, write_json, write_run_args
 from training.runs import settle as settle_run
 
 
@@ -520,11 +520,9 @@ class Run:
             results_path = self.dir / "tournaments" / f"final_{'_'.join(names)}.jsonl"
             results_path.unlink(missing_ok=True)  # the model was just saved: always a fresh tournament
             stats = tournament(self.args.env_id, lineup, self.args.final_games, seed=seed, results_path=results_path)
-            rows = {n: {"mean_reward": s.mean_reward, "ci95": s.ci95, "win_rate": s.win_rate} for n, s in stats.items()}
+            rows = match_rows(stats)
             matches.append({"agents": names, "results": rows})
-            lines.append(f"{' vs '.join(names):<24} {'mean reward':>18} {'win rate':>9}")
-            for name, row in rows.items():
-                lines.append(f"  {name:<22} {row['mean_reward']:>+9.3f} ± {row['ci95']:<6.3f} {row['win_rate']:>9.1%}")
+            lines += match_table(' vs '.join(names), rows)
         info = json.loads((self.dir / MODEL_INFO_NAME).read_text())
         info["tournament"] = {"games": self.args.final_games, "seed": seed, "matches": matches}
         write_json(self.dir / MODEL_INFO_NAME, info)

@@ -146,3 +146,16 @@ def tournament(env_id: str, agents: list, games: int, seed: int, results_path: P
     results_path.parent.mkdir(parents=True, exist_ok=True)
     result = run_tournament(env_id, agents, games, seed=seed, progress=False, results_path=results_path)
     return dict(result.stats)
+
+
+def match_rows(stats: dict) -> dict[str, dict[str, float]]:
+    """A tournament's per-agent stats as JSON rows: mean reward, its 95% CI half-width, win rate."""
+    return {name: {"mean_reward": s.mean_reward, "ci95": s.ci95, "win_rate": s.win_rate} for name, s in stats.items()}
+
+
+def match_table(title: str, rows: dict[str, dict[str, float]]) -> list[str]:
+    """The printed lines of one match: a header named ``title``, then one line per agent."""
+    lines = [f"{title:<24} {'mean reward':>18} {'win rate':>9}"]
+    for name, row in rows.items():
+        lines.append(f"  {name:<22} {row['mean_reward']:>+9.3f} ± {row['ci95']:<6.3f} {row['win_rate']:>9.1%}")
+    return lines

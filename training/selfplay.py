@@ -71,7 +71,7 @@ if __spec__ is None:  # run by its path: the repository root holds cardenvs, age
 
 import cardenvs
 from training.cli import invocation, registered_env, shown_default, tyro_missing
-from training.runs import as_flags, flag, settle, tournament, write_json, write_run_args
+from training.runs import as_flags, flag, match_rows, match_table, settle, tournament, write_json, write_run_args
 
 DEFAULT_ENV_ID = "slabberjan_v0"
 RUNS_DIR = Path("runs") / "selfplay"
@@ -675,11 +675,9 @@ class Trainer:
             path = self.dir / "tournaments" / f"final_{other}.jsonl"
             path.unlink(missing_ok=True)  # the model was just saved: always a fresh tournament
             stats = tournament(self.args.env_id, [agent, other], self.args.final_games, seed=seed, results_path=path)
-            rows = {n: {"mean_reward": s.mean_reward, "ci95": s.ci95, "win_rate": s.win_rate} for n, s in stats.items()}
+            rows = match_rows(stats)
             matches.append({"agents": ["trained", other], "results": rows})
-            lines.append(f"{'trained vs ' + other:<24} {'mean reward':>18} {'win rate':>9}")
-            for name, row in rows.items():
-                lines.append(f"  {name:<22} {row['mean_reward']:>+9.3f} ± {row['ci95']:<6.3f} {row['win_rate']:>9.1%}")
+            lines += match_table('trained vs ' + other, rows)
         info = self.info()
         info["tournament"] = {"games": self.args.final_games, "seed": seed, "matches": matches}
         write_json(self.dir / MODEL_INFO_NAME, info)
