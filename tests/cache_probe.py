@@ -3,20 +3,31 @@
 ``python tests/cache_probe.py compile SET [ENV_ID ...]`` starts each game named (every registered game when none
 is) with its parameter set SET (``a`` or ``b``), which compiles and caches its kernels; ``python
 tests/cache_probe.py play [ENV_ID ...]`` starts set ``a`` of those games, then plays set ``b`` and then set ``a``
-of each and prints the trajectories. Actions are a fixed function of the legal mask, so a trajectory depends only
-on the rules that ran. The AEC env's kernels stand for all: the batched env's take their records through the same
-record types, and compiling both would double the test's time.
+of each and prints the trajectories. Each compile process gives its record types one pinned numba type code
+(:func:`pin_record_type_code`), so that a naming by type code would collide every time. Actions are a fixed
+function of the legal mask, so a trajectory depends only on the rules that ran. The AEC env's kernels stand for
+all: the batched env's take their records through the same record types, and compiling both would double the
+test's time.
 """
 
 from __future__ import annotations
 
 import hashlib
 import json
+import os
 import sys
 
 import numpy as np
 
 import cardenvs
+
+#: set to 1 to name record types as numba itself does (by type code): the naming that let layouts collide, for the
+#: test that shows this sequence catches it
+NUMBA_NAMING_VARIABLE = "CACHE_PROBE_NUMBA_NAMING"
+if os.environ.get(NUMBA_NAMING_VARIABLE) == "1":
+    from numba.core import types
+
+    types.Record.mangling_args = property(lambda record: (type(record).__name__, (record._code,)))
 
 
 def parameter_sets(env_id: str) -> dict[str, dict]:
@@ -36,6 +47,24 @@ def parameter_sets(env_id: str) -> dict[str, dict]:
 
 
 SEED = 744720527
+#: the numba type code every compile process gives its record type: above any code numba hands out here
+PINNED_TYPE_CODE = 2**31
+_pinned: list = []  # numba interns types weakly: keep the pinned one alive so that the kernels compile with it
+
+
+def pin_record_type_code(env_id: str, params: dict) -> None:
+    """Give the record type of ``params`` the same numba type code in every compile process.
+
+    numba's own naming of a record type is its type code, a per-process counter; whether two processes that
+    compile two layouts hand out the same code depends on everything else each one typed first. Pinning it
+    makes the worst case certain: under that naming both layouts' kernels would be cached under one name.
+    """
+    from numba.np.numpy_support import from_dtype
+
+    game = cardenvs.get_game(env_id)
+    record = from_dtype(game.state_dtype(game.make_params(**params)))
+    record._code = PINNED_TYPE_CODE
+    _pinned.append(record)
 AEC_STEPS = 300
 
 
@@ -63,6 +92,7 @@ def main(argv: list[str]) -> None:
         game_set, *env_ids = rest
         for env_id in env_ids or cardenvs.available_envs():
             params = parameter_sets(env_id)[game_set]
+            pin_record_type_code(env_id, params)
             cardenvs.env(env_id, **params).reset(seed=0)
         return
     sets = {env_id: parameter_sets(env_id) for env_id in rest or cardenvs.available_envs()}

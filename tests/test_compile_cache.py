@@ -8,7 +8,9 @@ of plain Python (``NUMBA_DISABLE_JIT=1``), which has no cache at all.
 
 Each process compiles every game it runs, so the sequence costs minutes for all five games. By default it runs
 for one game whose two parameter sets have different record layouts (the case that went wrong: the fix is in
-the shared record naming and cache stamping, not in any game); ``--runslow`` runs it for every game.
+the shared record naming and cache stamping, not in any game); ``--runslow`` runs it for every game. A control
+runs the same sequence with numba's own record naming put back and checks that it does go wrong, so this test
+can fail.
 """
 
 from __future__ import annotations
@@ -23,12 +25,12 @@ from pathlib import Path
 import pytest
 
 import cardenvs
-from tests.cache_probe import parameter_sets
+from tests.cache_probe import NUMBA_NAMING_VARIABLE, parameter_sets
 
 PROBE = Path(__file__).with_name("cache_probe.py")
 ROOT = PROBE.parent.parent
 #: the game the sequence runs for by default (its sets ``a`` and ``b`` have different record layouts)
-DEFAULT_GAMES = ("slap_v0",)
+DEFAULT_GAMES = ("slabberjan_v0",)
 
 
 def _run(args: list[str], cache_dir: Path, **extra_env: str) -> str:
@@ -42,15 +44,31 @@ def _run(args: list[str], cache_dir: Path, **extra_env: str) -> str:
     return done.stdout
 
 
+def _sequence(games: list[str], cache_dir: Path, **extra_env: str) -> dict:
+    """Compile set a, then set b, each in its own process; play b then a in a third: its trajectories."""
+    _run(["compile", "a", *games], cache_dir, **extra_env)
+    _run(["compile", "b", *games], cache_dir, **extra_env)
+    return json.loads(_run(["play", *games], cache_dir, **extra_env))
+
+
 @pytest.fixture(scope="module")
-def trajectories(request, tmp_path_factory) -> tuple[dict, dict]:
+def plain_trajectories(request, tmp_path_factory) -> dict:
     games = cardenvs.available_envs() if request.config.getoption("--runslow") else list(DEFAULT_GAMES)
-    cache_dir = tmp_path_factory.mktemp("numba-cache")
-    _run(["compile", "a", *games], cache_dir)
-    _run(["compile", "b", *games], cache_dir)
-    cached = json.loads(_run(["play", *games], cache_dir))
-    plain = json.loads(_run(["play", *games], tmp_path_factory.mktemp("unused-cache"), NUMBA_DISABLE_JIT="1"))
-    return cached, plain
+    return json.loads(_run(["play", *games], tmp_path_factory.mktemp("unused-cache"), NUMBA_DISABLE_JIT="1"))
+
+
+@pytest.fixture(scope="module")
+def trajectories(request, tmp_path_factory, plain_trajectories) -> tuple[dict, dict]:
+    games = cardenvs.available_envs() if request.config.getoption("--runslow") else list(DEFAULT_GAMES)
+    return _sequence(games, tmp_path_factory.mktemp("numba-cache")), plain_trajectories
+
+
+def test_the_sequence_goes_wrong_under_numba_s_own_record_naming(tmp_path, plain_trajectories):
+    """The control: with record types named by numba's per-process type code, the third process plays set b
+    with kernels linked against set a's code, so its trajectory leaves plain Python's."""
+    cached = _sequence(list(DEFAULT_GAMES), tmp_path / "numba-cache", **{NUMBA_NAMING_VARIABLE: "1"})
+    wrong = [key for key in cached if cached[key] != plain_trajectories[key]]
+    assert wrong, "numba's own naming did not collide: this sequence no longer tests the record naming"
 
 
 def test_the_default_game_has_two_record_layouts():
