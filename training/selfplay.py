@@ -25,6 +25,13 @@ The algorithm:
   (Stabby Jack's first agent drew 98% of its games against random that way), so ``--truncation-reward``
   (default 0) credits a training reward to every learning seat of a truncated game; the game's own rewards
   are not changed, and tournaments score a draw as 0.
+* ``--shaping-view`` adds potential-based reward shaping for training (Ng, Harada & Russell, 1999): the
+  potential of what a seat sees is ``--shaping-coef`` times the observer's own entry of that observation view
+  (entry 0 of a per-seat view), over the view's upper bound; each decision is credited ``gamma`` times the
+  potential at the seat's next decision (0 once its game has ended) minus the potential at this one. Over a game
+  the shaping adds up to the opening potential's negative, whatever is played, so it changes no optimal policy;
+  it only says sooner whether a decision helped. Slap pays only at the end of games of hundreds of slap windows;
+  shaped on ``stack_sizes`` every won or burnt card counts at once.
 * Illegal actions are masked out of the policy (their logits set to a large negative number).
 * The value head shares the policy's trunk and reads the seat's observation (``--critic observation``, the
   default: the value loss shapes the features the policy uses too). ``--critic global`` makes it a centralised
@@ -132,6 +139,11 @@ class Args:
     """who sits at the other seats of league games: agent specs (random, heuristic, ppo:PATH) and 'snapshots'"""
     truncation_reward: float = 0.0
     """training reward of each learning seat of a game cut short by its step limit (the game's own is 0)"""
+    shaping_view: str = ""
+    """observation view whose observer entry (over its upper bound) is a shaping potential, e.g. stack_sizes for
+    slap_v0 (training only; empty: no shaping)"""
+    shaping_coef: float = 1.0
+    """scale of the --shaping-view potential"""
     league_share: float = 0.5
     """share of the games with league opponents, in [0, 1] (the rest: every seat learns)"""
     snapshot_every: Annotated[int | None, shown_default("--total-decisions / 10", "INT")] = None
@@ -199,6 +211,7 @@ def resolve(args: Args) -> Args:
     if not filled.hidden or min(filled.hidden) < 1:
         raise ValueError(f"--hidden must be one or more positive layer sizes, got {filled.hidden}")
     _check_league(filled)
+    _check_shaping(filled)
     if filled.run_dir is None:
         filled.run_dir = str(RUNS_DIR / filled.env_id)
     if Path(filled.run_dir).exists() and not Path(filled.run_dir).is_dir():
@@ -218,6 +231,18 @@ def _check_numbers(filled: Args) -> None:
     for name in ("ent_coef", "vf_coef", "minutes"):
         if not (math.isfinite(getattr(filled, name)) and getattr(filled, name) >= 0):
             raise ValueError(f"{flag(name)} must be 0 or more, got {getattr(filled, name)}")
+
+
+def _check_shaping(args: Args) -> None:
+    if not math.isfinite(args.shaping_coef):
+        raise ValueError(f"--shaping-coef must be a finite number, got {args.shaping_coef}")
+    if not args.shaping_view:
+        return
+    game = cardenvs.get_game(args.env_id)
+    names = [view.name for view in game.observation_layout(game.make_params()).views]
+    if args.shaping_view not in names:
+        raise ValueError(f"--shaping-view {args.shaping_view!r} is not a view of {args.env_id}'s observation; "
+                         f"choose from {', '.join(names)}")
 
 
 def _check_league(args: Args) -> None:
@@ -278,6 +303,9 @@ class Trainer:
         self.num_players = self.venv.num_players
         self.layout = self.venv.layout
         self.central = args.critic == "global"
+        self.shaping_index = self.layout.offsets[args.shaping_view][0] if args.shaping_view else None
+        self.shaping_high = (next(v.high for v in self.layout.views if v.name == args.shaping_view)
+                             if args.shaping_view else 1.0)
         self.scales = (input_scale(self.layout),
                        input_scale(state_layout(self.venv.game, self.venv.params)) if self.central else None)
         th.manual_seed(args.seed)
@@ -424,18 +452,10 @@ class Trainer:
                 self.timers.lap("opponents")
                 obs, masks, current, rewards, terminated, truncated = venv.step(actions)
                 self.timers.lap("env")
-                # Credit each learning seat's reward to its latest decision.
-                credited = learner & (rewards != 0) & (last_decision >= 0)
-                game, who = np.nonzero(credited)
-                buffer_reward[last_decision[game, who], game] += rewards[game, who]
                 returns += rewards
-                ended = np.flatnonzero(terminated | truncated)
+                ended = self.credit(buffer_reward, buffer_done, learner, last_decision, rewards, terminated,
+                                    truncated)
                 if ended.size:
-                    closing = learner[ended] & (last_decision[ended] >= 0)
-                    game, who = np.nonzero(closing)
-                    buffer_done[last_decision[ended[game], who], ended[game]] = True
-                    cut = truncated[ended[game]]
-                    buffer_reward[last_decision[ended[game][cut], who[cut]], ended[game][cut]] += args.truncation_reward
                     for i in ended:
                         name = "self-play" if opponent[i] < 0 else entries[opponent[i]]
                         finished.setdefault(name, []).append(float(returns[i, learner[i]].mean()))
@@ -444,8 +464,10 @@ class Trainer:
                     self.draw_seating(ended, learner, opponent, entries)
                 self.timers.lap("bookkeeping")
             made = int(buffer_valid.sum())
-            bootstrap = self.bootstrap_values(learner, last_decision)
-            advantages = self.advantages(buffer_value, buffer_reward, buffer_done, buffer_next, buffer_seat,
+            bootstrap, bootstrap_potential = self.bootstrap_values(learner, last_decision)
+            shaped = self.shaped_rewards(buffer_obs, buffer_reward, buffer_done, buffer_next, buffer_seat,
+                                         bootstrap_potential)
+            advantages = self.advantages(buffer_value, shaped, buffer_done, buffer_next, buffer_seat,
                                          buffer_valid, bootstrap)
             self.timers.lap("bookkeeping")
             stats = self.update(buffer_obs[buffer_valid], buffer_mask[buffer_valid], buffer_critic[buffer_valid],
@@ -471,6 +493,21 @@ class Trainer:
         self.checkpoint()
         self.save_model()
 
+    def credit(self, reward, done, learner, last_decision, rewards, terminated, truncated) -> np.ndarray:
+        """Credit one step's rewards ``[N, P]`` to each learning seat's latest decision in ``reward`` ``[T, N]``,
+        mark the last decision of each seat of a game that ended as ``done``, and add ``--truncation-reward`` to
+        those of truncated games. Returns the games that ended."""
+        game, who = np.nonzero(learner & (rewards != 0) & (last_decision >= 0))
+        reward[last_decision[game, who], game] += rewards[game, who]
+        ended = np.flatnonzero(terminated | truncated)
+        if ended.size:
+            game, who = np.nonzero(learner[ended] & (last_decision[ended] >= 0))
+            game = ended[game]
+            done[last_decision[game, who], game] = True
+            cut = truncated[game]
+            reward[last_decision[game[cut], who[cut]], game[cut]] += self.args.truncation_reward
+        return ended
+
     def budget_spent(self, started: float) -> bool:
         over_time = self.args.minutes > 0 and time.monotonic() - started >= 60 * self.args.minutes
         return self.decisions >= self.args.total_decisions or over_time
@@ -482,11 +519,35 @@ class Trainer:
             share = max(share, (time.monotonic() - started) / (60 * self.args.minutes))
         return min(share, 1.0)
 
-    def bootstrap_values(self, learner: np.ndarray, last_decision: np.ndarray) -> np.ndarray:
-        """``[N, P]``: the value of what each seat with an open chain of decisions sees now (0 elsewhere)."""
+    def potential(self, obs: np.ndarray) -> np.ndarray:
+        """The shaping potential of observations ``[..., size]`` (zeros without ``--shaping-view``)."""
+        if self.shaping_index is None:
+            return np.zeros(obs.shape[:-1], np.float32)
+        return (self.args.shaping_coef / self.shaping_high) * obs[..., self.shaping_index]
+
+    def shaped_rewards(self, obs, reward, done, next_step, seat, bootstrap_potential) -> np.ndarray:
+        """``reward[t]`` plus ``gamma * potential(next decision) - potential(this one)`` along each seat's chain,
+        ``[T, N]``; the potential after a game's end is 0, and an open chain's next one is what it sees now."""
+        if self.shaping_index is None:
+            return reward
+        steps, n = reward.shape
+        games = np.arange(n)
+        potential = self.potential(obs)
+        shaped = reward.copy()
+        for t in range(steps):
+            has_next = next_step[t] >= 0
+            following = np.where(has_next, potential[np.where(has_next, next_step[t], 0), games],
+                                 bootstrap_potential[games, seat[t]])
+            shaped[t] += self.args.gamma * following * ~done[t] - potential[t]
+        return shaped
+
+    def bootstrap_values(self, learner: np.ndarray, last_decision: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """``[N, P]`` twice: the value and the shaping potential of what each seat with an open chain of decisions
+        sees now (0 elsewhere)."""
         import torch as th
 
         values = np.zeros(learner.shape, np.float32)
+        potentials = np.zeros(learner.shape, np.float32)
         open_chain = learner & (last_decision >= 0)
         states = self.venv.global_states() if self.central else None
         for seat in range(self.num_players):
@@ -500,7 +561,8 @@ class Trainer:
                                                                        self.num_players))
             with th.inference_mode():
                 values[games, seat] = self.network.value(th.from_numpy(obs[games]), critic_input).numpy()
-        return values
+            potentials[games, seat] = self.potential(obs[games])
+        return values, potentials
 
     def advantages(self, value, reward, done, next_step, seat, valid, bootstrap) -> np.ndarray:
         """GAE along each seat's chain of decisions, ``[T, N]`` (0 where no learner decided)."""

@@ -47,6 +47,62 @@ def test_gae_runs_along_each_seat_s_chain_and_stops_at_the_game_s_end(tmp_path):
     assert trainer.advantages(value, reward, done, next_step, seat, valid, bootstrap)[1, 0] == 0
 
 
+def test_rewards_are_credited_to_each_learning_seat_s_latest_decision_and_truncation_pays_its_reward(tmp_path):
+    """A reward that reaches a seat on another seat's move goes to that seat's latest decision; an opponent seat
+    gets nothing; at a truncation every learning seat's last decision is closed and gets --truncation-reward."""
+    trainer = _trainer(tmp_path, "--truncation-reward", "-0.75")
+    players = trainer.num_players
+    reward = np.zeros((4, 2), np.float32)
+    done = np.zeros((4, 2), bool)
+    learner = np.ones((2, players), bool)
+    learner[1, 1] = False  # game 1, seat 1: a league opponent
+    last_decision = np.array([[2, 1] + [-1] * (players - 2), [3, 0] + [-1] * (players - 2)])
+    rewards = np.zeros((2, players), np.float32)
+    rewards[0, 1] = 0.5
+    rewards[1, 1] = 0.25  # the opponent's: not credited
+    none = np.zeros(2, bool)
+    assert trainer.credit(reward, done, learner, last_decision, rewards, none, none).size == 0
+    assert reward[1, 0] == 0.5 and reward.sum() == 0.5 and not done.any()
+    truncated = np.array([False, True])
+    ended = trainer.credit(reward, done, learner, last_decision, np.zeros_like(rewards), none, truncated)
+    assert ended.tolist() == [1]
+    assert done[3, 1] and done.sum() == 1  # game 1, seat 0 (seat 1 is not a learner; the others never decided)
+    assert reward[3, 1] == -0.75 and reward.sum() == 0.5 - 0.75
+    terminated = np.array([True, False])
+    trainer.credit(reward, done, learner, last_decision, np.zeros_like(rewards), terminated, none)
+    assert done[2, 0] and done[1, 0] and reward.sum() == 0.5 - 0.75  # a terminated game pays no training reward
+
+
+def test_potential_shaping_along_a_seat_s_chain_telescopes_to_the_opening_potential(tmp_path):
+    """Each decision gets gamma * potential(next decision of its seat) - potential(its own); 0 after the game's
+    end, the potential seen now for an open chain. With gamma 1 a finished chain's shaping sums to -potential(first)."""
+    trainer = _trainer(tmp_path, "--shaping-view", "chips", "--shaping-coef", "2", "--gamma", "1")
+    start, _ = trainer.layout.offsets["chips"]
+    high = next(view.high for view in trainer.layout.views if view.name == "chips")
+    obs = np.zeros((4, 1, trainer.layout.size), np.float32)
+    obs[:, 0, start] = [3, 1, 2, 4]  # the observer's own chips at each decision
+    obs[:, 0, start + 1] = 9  # another seat's chips: no part of the potential
+    reward = np.array([[0.0], [0.0], [1.0], [0.0]], np.float32)
+    done = np.array([[False], [False], [True], [False]])
+    next_step = np.array([[2], [3], [-1], [-1]])
+    seat = np.array([[0], [1], [0], [1]])
+    bootstrap_potential = np.array([[0.0, 0.5]], np.float32)
+    shaped = trainer.shaped_rewards(obs, reward, done, next_step, seat, bootstrap_potential)
+    phi = 2 * obs[:, 0, start] / high
+    np.testing.assert_allclose(shaped[:, 0], [phi[2] - phi[0], phi[3] - phi[1], 1.0 - phi[2], 0.5 - phi[3]],
+                               rtol=1e-6)
+    assert shaped[0, 0] + shaped[2, 0] == pytest.approx(1.0 - phi[0])  # seat 0's finished chain
+    unshaped = _trainer(tmp_path / "plain")
+    assert unshaped.shaped_rewards(obs, reward, done, next_step, seat, bootstrap_potential) is reward
+
+
+def test_a_shaping_view_must_be_one_of_the_game_s_observation_views():
+    with pytest.raises(ValueError, match="--shaping-view 'nope' is not a view of slabberjan_v0's observation"):
+        selfplay.resolve(selfplay.parse_args([*TINY, "--shaping-view", "nope"]))
+    with pytest.raises(ValueError, match="--shaping-coef must be a finite number"):
+        selfplay.resolve(selfplay.parse_args([*TINY, "--shaping-coef", "nan"]))
+
+
 def test_self_play_games_seat_the_learner_everywhere_and_league_games_split_by_side(tmp_path):
     """In a self-play game every seat is the learner's; in a league game one side (seats ``s % 2``) learns and
     the league agent plays the other, as a two-agent tournament seats them."""
@@ -147,10 +203,11 @@ def test_a_malformed_value_exits_with_code_2(tmp_path):
     assert exit_info.value.code == selfplay.EXIT_USAGE
 
 
-@pytest.mark.parametrize("critic", ["global", "observation"])
-def test_either_critic_trains_and_its_model_plays(tmp_path, critic):
+@pytest.mark.parametrize(("critic", "shaping"), [("global", "chips"), ("observation", "")])
+def test_either_critic_trains_and_its_model_plays(tmp_path, critic, shaping):
     run_dir = tmp_path / critic
-    assert selfplay.main([*TINY, "--total-decisions", "64", "--critic", critic, "--run-dir", str(run_dir)]) == 0
+    assert selfplay.main([*TINY, "--total-decisions", "64", "--critic", critic, "--shaping-view", shaping,
+                          "--run-dir", str(run_dir)]) == 0
     network, info = load_model(run_dir / selfplay.MODEL_NAME)
     assert info["critic"] == critic and network.central == (critic == "global")
     venv = cardenvs.vector_env(ENV_ID, num_envs=4)
