@@ -93,7 +93,11 @@ class CardEnv(AECEnv):
         self._states, self._template = new_states(game, self.params, 1)
         self._obs = np.zeros(self.layout.size, np.float32)
         self._scratch_mask = np.zeros(self.num_actions, np.int8)
+        # What the agent to act sees, written by every kernel that changes the record: observe() hands out
+        # copies of it without a kernel call of its own.
+        self._acting_obs = np.zeros(self.layout.size, np.float32)
         self._mask = np.zeros(self.num_actions, np.int8)  # legal mask of the agent to act
+        self._acting_player = NO_PLAYER  # whose view _acting_obs is (NO_PLAYER once the game is over)
         self._bind_views()
         self._seed_stream: np.random.Generator | None = None
         self._has_reset = False
@@ -151,7 +155,10 @@ class CardEnv(AECEnv):
     def observe(self, agent: str) -> dict[str, np.ndarray]:
         if not self._has_reset:
             self._check_reset("observe")
-        self._observe_game(self._engine_states, self._agent_index[agent], self._obs, self._scratch_mask)
+        player = self._agent_index[agent]
+        if player == self._acting_player:
+            return {"observation": self._acting_obs.copy(), "action_mask": self._mask.copy()}
+        self._observe_game(self._engine_states, player, self._obs, self._scratch_mask)
         return {"observation": self._obs.copy(), "action_mask": self._scratch_mask.copy()}
 
     def state(self) -> np.ndarray:
@@ -196,10 +203,10 @@ class CardEnv(AECEnv):
         index = self._legal_index(action)
         if index >= 0:
             self._cumulative_rewards[agent] = 0.0
-            status = self._step_game(self._engine_states, index, self._mask)
+            status = self._step_game(self._engine_states, index, self._acting_obs, self._mask)
         elif self.illegal_action == "penalize":
             self._cumulative_rewards[agent] = 0.0
-            status = penalize_game(self._engine_states, self._agent_index[agent], self._mask)
+            status = penalize_game(self._engine_states, self._agent_index[agent], self._acting_obs, self._mask)
         else:
             raise IllegalActionError(self._illegal_message(agent, action))
         self._after_change(*status)
@@ -304,16 +311,17 @@ class CardEnv(AECEnv):
         self._records = self._states.view(np.recarray)
         self._step_rewards = self._states["rewards"][0]
         # The hot path's kernels, resolved once for these exact argument types (player and action are ints).
-        self._step_game = entry_point(step_game, self._engine_states, 0, self._mask)
+        self._step_game = entry_point(step_game, self._engine_states, 0, self._acting_obs, self._mask)
         self._observe_game = entry_point(observe_game, self._engine_states, 0, self._obs, self._scratch_mask)
 
     def _refresh(self) -> None:
-        """Bring every cached view (legal mask, agent to act, done flags) in line with the record.
+        """Bring every cached view (observation and legal mask of the agent to act, agent to act, done flags) in
+        line with the record.
 
         The one place for anything that changes the record outside a step: reset, a chosen deal, restore.
-        (A step's kernel refreshes the mask itself and hands its status to :meth:`_after_change`.)
+        (A step's kernel refreshes the observation and mask itself and hands its status to :meth:`_after_change`.)
         """
-        player, over = refresh_game(self._engine_states, self._mask)
+        player, over = refresh_game(self._engine_states, self._acting_obs, self._mask)
         self._set_turn(int(player), int(over))
 
     def _after_change(self, player: int, rewarded: bool, over: int) -> None:
@@ -336,6 +344,7 @@ class CardEnv(AECEnv):
     def _set_turn(self, player: int, over: int) -> None:
         """The agent to act and the done flags, from the record's status (over: 0 on, 1 terminated, 2 truncated)."""
         self._game_over = bool(over)
+        self._acting_player = NO_PLAYER if over else player
         if over:
             done = self.terminations if over == 1 else self.truncations
             for agent in self.agents:

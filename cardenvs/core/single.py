@@ -13,7 +13,6 @@ from numba import njit
 
 from cardenvs.core.dispatch import (
     engine_encode_state,
-    engine_legal_mask,
     engine_observe,
     engine_penalize,
     engine_reset,
@@ -45,37 +44,46 @@ def reset_game(states, seed):
 
 
 @njit(cache=True)
-def refresh_game(states, mask):
-    """Write the legal mask of the player to act; return (player to act, over flag) as :func:`step_game` does.
+def refresh_game(states, obs, mask):
+    """Write the observation and legal mask of the player to act; return (player to act, over flag) as
+    :func:`step_game` does.
 
     For anything that changes the record outside a step: a reset, a chosen deal, a restored snapshot.
     """
-    state = states[0]
-    engine_legal_mask(state, mask)
-    player, _, over = _status(state)
+    player, _, over = _observe_next(states[0], obs, mask)
     return player, over
 
 
 @njit(cache=True)
-def step_game(states, action, mask):
-    """Apply a legal action; write the next player's mask; return (player to act, reward flag, over flag).
+def step_game(states, action, obs, mask):
+    """Apply a legal action; write the observation and legal mask of the player to act next (the mask all zero
+    once the game is over); return (player to act, reward flag, over flag).
 
     The reward flag says whether any seat got a non-zero reward; the over flag is 1 if terminated, 2 if only
-    truncated, 0 while the game goes on.
+    truncated, 0 while the game goes on. Writing the next observation here saves the AEC loop's ``last()`` a
+    second kernel call.
     """
     state = states[0]
     engine_step(state, action)
-    engine_legal_mask(state, mask)
-    return _status(state)
+    return _observe_next(state, obs, mask)
 
 
 @njit(cache=True)
-def penalize_game(states, player, mask):
-    """Apply the game's illegal-action penalty to ``player``; same return value as :func:`step_game`."""
+def penalize_game(states, player, obs, mask):
+    """Apply the game's illegal-action penalty to ``player``; same as :func:`step_game` otherwise."""
     state = states[0]
     engine_penalize(state, player)
-    engine_legal_mask(state, mask)
-    return _status(state)
+    return _observe_next(state, obs, mask)
+
+
+@njit(cache=True)
+def _observe_next(state, obs, mask):
+    player, rewarded, over = _status(state)
+    if over:
+        mask[:] = 0
+    else:
+        engine_observe(state, player, obs, mask)
+    return player, rewarded, over
 
 
 @njit(cache=True)
