@@ -126,20 +126,29 @@ class CardEnv(AECEnv):
             options: ``{"deal": ...}`` starts from a chosen deal, as documented in the game's docs/rules page.
         """
         deal = self._checked_deal(options)
+        drawn_from = saved_state = None  # the env's own seed stream when the seed is drawn from it, its state
         if seed is not None:
             game_seed = checked_seed(seed)
             seed_stream = np.random.default_rng(game_seed)
         else:
-            # A copy, so that a refused deal leaves the env's seed stream where it was.
-            seed_stream = copy.deepcopy(self._seed_stream) if self._seed_stream is not None else np.random.default_rng()
+            seed_stream = self._seed_stream if self._seed_stream is not None else np.random.default_rng()
+            drawn_from = self._seed_stream
+            # Kept only where a deal may still be refused; the generator's state dict is far cheaper to take than
+            # a deep copy of the generator, and reset() runs once per game.
+            saved_state = drawn_from.bit_generator.state if drawn_from is not None and deal is not None else None
             game_seed = int(seed_stream.integers(0, 2**63))
         # The new game is set up aside and only then replaces the old one, so a deal that is refused (ValueError)
-        # leaves the env exactly as it was.
+        # leaves the env exactly as it was, its seed stream included.
         staged = self._states.copy()
         staged.view(np.uint8)[:] = self._template
         reset_game(engine_view(staged), np.uint64(game_seed))
         if deal is not None:
-            self.game.apply_deal(staged.view(np.recarray)[0], self.params, deal)
+            try:
+                self.game.apply_deal(staged.view(np.recarray)[0], self.params, deal)
+            except BaseException:
+                if saved_state is not None:
+                    drawn_from.bit_generator.state = saved_state
+                raise
         self._states[:] = staged
         self._seed_stream = seed_stream
         self._has_reset = True
