@@ -91,6 +91,7 @@ class CardEnv(AECEnv):
             self.state_layout = state_layout(game, self.params)
             self.state_space = state_space(self.state_layout)
         self._states, self._template = new_states(game, self.params, 1)
+        self._staged = self._states.copy()  # where reset() sets a new game up before it replaces the old one
         self._obs = np.zeros(self.layout.size, np.float32)
         self._scratch_mask = np.zeros(self.num_actions, np.int8)
         # What the agent to act sees, written by every kernel that changes the record: observe() hands out
@@ -139,9 +140,9 @@ class CardEnv(AECEnv):
             game_seed = int(seed_stream.integers(0, 2**63))
         # The new game is set up aside and only then replaces the old one, so a deal that is refused (ValueError)
         # leaves the env exactly as it was, its seed stream included.
-        staged = self._states.copy()
+        staged = self._staged
         staged.view(np.uint8)[:] = self._template
-        reset_game(engine_view(staged), np.uint64(game_seed))
+        self._reset_game(self._engine_staged, np.uint64(game_seed))
         if deal is not None:
             try:
                 self.game.apply_deal(staged.view(np.recarray)[0], self.params, deal)
@@ -213,6 +214,11 @@ class CardEnv(AECEnv):
         if index >= 0:
             self._cumulative_rewards[agent] = 0.0
             status = self._step_game(self._engine_states, index, self._acting_obs, self._mask)
+            if not (status[1] or status[2] or self._nonzero_rewards or self.render_mode):
+                # Most steps: no reward to hand out or clear, the game goes on. _after_change would only do this.
+                self._acting_player = player = status[0]
+                self.agent_selection = self.possible_agents[player]
+                return
         elif self.illegal_action == "penalize":
             self._cumulative_rewards[agent] = 0.0
             status = penalize_game(self._engine_states, self._agent_index[agent], self._acting_obs, self._mask)
@@ -322,6 +328,9 @@ class CardEnv(AECEnv):
         # The hot path's kernels, resolved once for these exact argument types (player and action are ints).
         self._step_game = entry_point(step_game, self._engine_states, 0, self._acting_obs, self._mask)
         self._observe_game = entry_point(observe_game, self._engine_states, 0, self._obs, self._scratch_mask)
+        self._engine_staged = engine_view(self._staged)
+        self._reset_game = entry_point(reset_game, self._engine_staged, np.uint64(0))
+        self._refresh_game = entry_point(refresh_game, self._engine_states, self._acting_obs, self._mask)
 
     def _refresh(self) -> None:
         """Bring every cached view (observation and legal mask of the agent to act, agent to act, done flags) in
@@ -330,7 +339,7 @@ class CardEnv(AECEnv):
         The one place for anything that changes the record outside a step: reset, a chosen deal, restore.
         (A step's kernel refreshes the observation and mask itself and hands its status to :meth:`_after_change`.)
         """
-        player, over = refresh_game(self._engine_states, self._acting_obs, self._mask)
+        player, over = self._refresh_game(self._engine_states, self._acting_obs, self._mask)
         self._set_turn(int(player), int(over))
 
     def _after_change(self, player: int, rewarded: bool, over: int) -> None:
@@ -397,7 +406,7 @@ _SHARED_ATTRIBUTES = frozenset(
 _VIEW_ATTRIBUTES = frozenset(
     {
         "_engine_states", "_records", "_step_rewards",
-        "_step_game", "_observe_game",
+        "_step_game", "_observe_game", "_engine_staged", "_reset_game", "_refresh_game",
     }
 )
 
