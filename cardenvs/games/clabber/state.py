@@ -58,6 +58,7 @@ def state_layout(params: ClabberParams) -> ObservationLayout:
 @njit(cache=True)
 def encode_state(state, out):
     """Write the global state of ``state`` into ``out`` (float32, the size of :func:`state_layout`)."""
+    out[:] = 0.0  # the one-hot blocks set only their one entry
     obs = out[OBSERVATION_AT:]  # laid out as seat 0's observation, relative seats being absolute ones
     # int(): as plain Python an int8 field plus an offset would overflow
     _one_hot(obs, TURN_UP_AT, NUM_CARDS, int(state.turn_up))
