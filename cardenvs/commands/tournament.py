@@ -5,10 +5,10 @@ reward with its 95% confidence interval, win rate and openskill rating (semantic
 :mod:`cardenvs.evaluation.tournament`; docs/evaluation.md is the guide). Results are saved game by game, so an
 interrupted run resumes where it stopped when it is run again with the same arguments.
 
-Agents: random, heuristic (the game's rule-based agent), ppo:PATH (a MaskablePPO checkpoint, needs the train
-extra) and rllib:PATH (an RLlib checkpoint of training/rllib_train.py, needs the rllib extra). To measure an
-agent against itself, name it twice. People play with ``cardenvs play``, not in tournaments (every deal comes
-back with the seats swapped, so a person would know the cards).
+Agents: random, heuristic (the game's rule-based agent), ppo:PATH (a self-play .pt model or a MaskablePPO .zip
+checkpoint, needs the train extra) and rllib:PATH (an RLlib checkpoint of training/rllib_train.py, needs the rllib
+extra). To measure an agent against itself, name it twice. People play with ``cardenvs play``, not in tournaments
+(every deal comes back with the seats swapped, so a person would know the cards).
 
 Example::
 
