@@ -47,6 +47,7 @@ def parameter_sets(env_id: str) -> dict[str, dict]:
 
 
 SEED = 744720527
+AEC_STEPS = 300
 #: the numba type code every compile process gives its record type: above any code numba hands out here
 PINNED_TYPE_CODE = 2**31
 _pinned: list = []  # numba interns types weakly: keep the pinned one alive so that the kernels compile with it
@@ -65,7 +66,6 @@ def pin_record_type_code(env_id: str, params: dict) -> None:
     record = from_dtype(game.state_dtype(game.make_params(**params)))
     record._code = PINNED_TYPE_CODE
     _pinned.append(record)
-AEC_STEPS = 300
 
 
 def _digest(array: np.ndarray) -> str:
