@@ -55,14 +55,14 @@ def play_first_games(
 
 
 def rotated_seat_returns(
-    env_id: str, agent: Agent, opponent: Agent, seeds: Sequence[int], **params
+    env_id: str, agent: Agent, opponent: Agent, seeds: Sequence[int], parallel: bool | None = None, **params
 ) -> np.ndarray:
     """``agent``'s return in each game of ``seeds``, playing seat ``i % P`` of game ``i``, ``opponent`` every other
-    seat."""
+    seat (``parallel``: the batched env's threads, see :class:`cardenvs.core.vector.VectorEnv`)."""
     num_players = len(cardenvs.env(env_id, **params).possible_agents)
     seats = np.arange(len(seeds)) % num_players
     seating = np.where(np.arange(num_players) == seats[:, None], 0, 1)
-    returns, _ = play_first_games(env_id, [agent, opponent], seating, seeds, **params)
+    returns, _ = play_first_games(env_id, [agent, opponent], seating, seeds, parallel=parallel, **params)
     return returns[np.arange(len(seeds)), seats]
 
 

@@ -7,7 +7,7 @@ import numpy as np
 import cardenvs
 from agents import RandomAgent
 from agents.slabberjan import SlabberjanHeuristic
-from tests.helpers import play_first_games
+from tests.helpers import rotated_seat_returns
 
 GAMES = 600
 Z95 = 1.96
@@ -16,15 +16,10 @@ Z95 = 1.96
 def _heuristic_rewards(num_players: int, games: int) -> np.ndarray:
     """The heuristic rotates through every seat (seat ``game % num_players``), random players take the others."""
     layout = cardenvs.env("slabberjan_v0", num_players=num_players).unwrapped.layout
-    seats = np.arange(games) % num_players
-    seating = np.where(np.arange(num_players) == seats[:, None], 0, 1)  # agent 0: the heuristic
     # On one thread whatever the number of games (they play the same on numba's threads): the one-thread kernel
     # compiles in a fraction of the threaded one's time, and the other tests need it anyway.
-    returns, _ = play_first_games(
-        "slabberjan_v0", [SlabberjanHeuristic(layout), RandomAgent(seed=1)], seating, range(games),
-        num_players=num_players, parallel=False,
-    )
-    return returns[np.arange(games), seats]
+    return rotated_seat_returns("slabberjan_v0", SlabberjanHeuristic(layout), RandomAgent(seed=1), range(games),
+                                parallel=False, num_players=num_players)
 
 
 def test_heuristic_beats_random_heads_up():

@@ -8,7 +8,7 @@ import cardenvs
 from agents import RandomAgent
 from agents.slap import SlapHeuristic, slappable
 from cardenvs.games.slap.params import SLAP_RULES
-from tests.helpers import play_first_games
+from tests.helpers import rotated_seat_returns
 
 GAMES = 300
 Z95 = 1.96
@@ -48,15 +48,10 @@ def test_miss_and_false_slap_rates_do_what_they_say():
 def _heuristic_rewards(num_players: int, games: int) -> np.ndarray:
     """The heuristic rotates through every seat (seat ``game % num_players``), random players take the others."""
     layout = cardenvs.env("slap_v0", num_players=num_players).unwrapped.layout
-    seats = np.arange(games) % num_players
-    seating = np.where(np.arange(num_players) == seats[:, None], 0, 1)  # agent 0: the heuristic
     # On one thread whatever the number of games (they play the same on numba's threads): the one-thread kernel
     # compiles in a fraction of the threaded one's time, and the other tests need it anyway.
-    returns, _ = play_first_games(
-        "slap_v0", [SlapHeuristic(layout), RandomAgent(seed=1)], seating, range(games),
-        num_players=num_players, parallel=False,
-    )
-    return returns[np.arange(games), seats]
+    return rotated_seat_returns("slap_v0", SlapHeuristic(layout), RandomAgent(seed=1), range(games), parallel=False,
+                                num_players=num_players)
 
 
 def test_heuristic_beats_random_heads_up():
