@@ -10,7 +10,8 @@ import pytest
 import cardenvs
 from cardenvs.core.game import NO_PLAYER
 from cardenvs.games.slap import GAME
-from cardenvs.games.slap.observation import NONE_SLOT
+from cardenvs.games.slap.cards import card_rank
+from cardenvs.games.slap.observation import NO_RANK_SLOT, NONE_SLOT
 from cardenvs.games.slap.rules import PHASE_OVER, first_face_up, pile_card
 
 DOC = Path(__file__).resolve().parents[2] / "docs" / "rules" / "slap.md"
@@ -28,12 +29,16 @@ def _check(state, player, obs, mask, layout):
     views = layout.split(obs)
     face_up = int(state.face_up)
     tops = views["top_cards"].reshape(4, -1)
-    assert (tops.sum(axis=1) == 1).all()
+    top_ranks = views["top_ranks"].reshape(4, -1)
+    assert (tops.sum(axis=1) == 1).all() and (top_ranks.sum(axis=1) == 1).all()
     for depth in range(4):
-        expected = int(pile_card(state, depth)) if depth < face_up else NONE_SLOT
-        assert int(np.argmax(tops[depth])) == expected
+        card = int(pile_card(state, depth)) if depth < face_up else -1
+        assert int(np.argmax(tops[depth])) == (card if card >= 0 else NONE_SLOT)
+        assert int(np.argmax(top_ranks[depth])) == (card_rank(card) if card >= 0 else NO_RANK_SLOT)
     first = int(first_face_up(state))
     assert int(np.argmax(views["first_face_up"])) == (first if first >= 0 else NONE_SLOT)
+    assert views["first_face_up_rank"].sum() == 1
+    assert int(np.argmax(views["first_face_up_rank"])) == (card_rank(first) if first >= 0 else NO_RANK_SLOT)
     assert views["pile_size"][0] == state.pile_size and views["face_up_count"][0] == face_up
     assert views["burnt_count"][0] == state.pile_size - face_up
     seats = [(player + rel) % n for rel in range(n)]

@@ -10,12 +10,22 @@ from __future__ import annotations
 from numba import njit
 
 from cardenvs.core.game import NO_PLAYER, ObservationLayout, ObservationView
-from cardenvs.games.slap.cards import MAX_CARDS, NUM_FRENCH_CARDS
+from cardenvs.games.slap.cards import MAX_CARDS, NUM_FRENCH_CARDS, NUM_RANK_IDS
 from cardenvs.games.slap.params import MAX_CHANCES, NUM_SLAP_RULES, SlapParams
-from cardenvs.games.slap.rules import PHASE_OVER, PHASE_PLAY, PHASE_WINDOW, first_face_up, legal_mask, pile_card
+from cardenvs.games.slap.rules import (
+    PHASE_OVER,
+    PHASE_PLAY,
+    PHASE_WINDOW,
+    first_face_up,
+    legal_mask,
+    pile_card,
+    rank_of,
+)
 
 CARD_SLOTS = MAX_CARDS + 1  # a card one-hot: card ids 0–53, then "none"
 NONE_SLOT = MAX_CARDS
+RANK_SLOTS = NUM_RANK_IDS + 1  # a rank one-hot: A … K, Joker, then "none"
+NO_RANK_SLOT = NUM_RANK_IDS
 TOP_CARDS_SHOWN = 4  # the face-up cards the slap rules look at
 NUM_PHASES_SHOWN = 2  # window, play
 
@@ -31,6 +41,13 @@ def observation_layout(params: SlapParams) -> ObservationLayout:
             ),
             ObservationView(
                 "first_face_up", CARD_SLOTS, 0, 1, "one-hot card id of the pile's first face-up card (last: none)"
+            ),
+            ObservationView(
+                "top_ranks", TOP_CARDS_SHOWN * RANK_SLOTS, 0, 1,
+                "one-hot rank (A … K, Joker; last slot: none) of the top four face-up cards, as in top_cards",
+            ),
+            ObservationView(
+                "first_face_up_rank", RANK_SLOTS, 0, 1, "one-hot rank of the pile's first face-up card (last: none)"
             ),
             ObservationView("pile_size", 1, 0, MAX_CARDS, "cards in the pile, face-down burnt cards included"),
             ObservationView("face_up_count", 1, 0, MAX_CARDS, "face-up cards in the pile"),
@@ -60,18 +77,28 @@ def _relative_one_hot(obs, at, player, seat, n):
 
 
 @njit(cache=True)
+def _rank_slot(card):
+    # Every slap rule compares ranks: the rank beside the card id spares a learner from inferring it.
+    return NO_RANK_SLOT if card < 0 else rank_of(card)
+
+
+@njit(cache=True)
 def observe(state, player, obs, mask):
     """Write ``player``'s observation and legal mask (zeros unless ``player`` is to act)."""
     n = state.num_players
     obs[:] = 0.0
     face_up = state.face_up
+    ranks_at = TOP_CARDS_SHOWN * CARD_SLOTS + CARD_SLOTS
     for depth in range(TOP_CARDS_SHOWN):
-        slot = pile_card(state, depth) if depth < face_up else NONE_SLOT
-        obs[depth * CARD_SLOTS + slot] = 1.0
+        card = pile_card(state, depth) if depth < face_up else -1
+        obs[depth * CARD_SLOTS + (card if card >= 0 else NONE_SLOT)] = 1.0
+        obs[ranks_at + depth * RANK_SLOTS + _rank_slot(card)] = 1.0
     at = TOP_CARDS_SHOWN * CARD_SLOTS
     first = first_face_up(state)
     obs[at + (first if first >= 0 else NONE_SLOT)] = 1.0
     at += CARD_SLOTS
+    obs[at + TOP_CARDS_SHOWN * RANK_SLOTS + _rank_slot(first)] = 1.0
+    at += (TOP_CARDS_SHOWN + 1) * RANK_SLOTS
     obs[at] = state.pile_size
     obs[at + 1] = face_up
     obs[at + 2] = state.pile_size - face_up
