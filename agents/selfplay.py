@@ -45,10 +45,12 @@ class MaskedActorCritic(nn.Module):
         hidden: the layer sizes of the policy's trunk (and of the centralised critic).
         state_scale: per global-state entry, its input factor (``None``: the value reads the observation).
         num_players: the seats (for the centralised critic's one-hot seat).
+        aux_size: entries of an auxiliary head on the policy's trunk that learns to predict a view of the global
+            state during training (0: none); playing never uses it.
     """
 
     def __init__(self, scale: np.ndarray, num_actions: int, hidden: Sequence[int],
-                 state_scale: np.ndarray | None = None, num_players: int = 0):
+                 state_scale: np.ndarray | None = None, num_players: int = 0, aux_size: int = 0):
         super().__init__()
         self.register_buffer("scale", th.as_tensor(scale, dtype=th.float32))
         self.trunk, width = _mlp(len(scale), hidden)
@@ -63,6 +65,8 @@ class MaskedActorCritic(nn.Module):
             self.critic = nn.Sequential(critic, _orthogonal(nn.Linear(width, 1), 1.0))
         else:
             self.value_head = _orthogonal(nn.Linear(width, 1), 1.0)
+        if aux_size:
+            self.aux_head = _orthogonal(nn.Linear(width, aux_size), 1.0)
 
     def forward(self, obs: th.Tensor, mask: th.Tensor, critic_input: th.Tensor | None = None
                 ) -> tuple[th.Tensor, th.Tensor]:
@@ -70,7 +74,16 @@ class MaskedActorCritic(nn.Module):
 
         ``critic_input`` is the centralised critic's input (:meth:`critic_input`); ignored without one.
         """
+        return self._heads(self.trunk(obs * self.scale), mask, critic_input)
+
+    def forward_aux(self, obs: th.Tensor, mask: th.Tensor, critic_input: th.Tensor | None = None
+                    ) -> tuple[th.Tensor, th.Tensor, th.Tensor]:
+        """:meth:`forward` and the auxiliary head's logits ``[B, aux_size]``, from one pass of the trunk."""
         hidden = self.trunk(obs * self.scale)
+        return (*self._heads(hidden, mask, critic_input), self.aux_head(hidden))
+
+    def _heads(self, hidden: th.Tensor, mask: th.Tensor, critic_input: th.Tensor | None
+               ) -> tuple[th.Tensor, th.Tensor]:
         logits = self.policy_head(hidden).masked_fill(~mask, ILLEGAL_LOGIT)
         if self.central:
             return logits, self.critic(critic_input * self.critic_scale).squeeze(-1)
@@ -129,8 +142,9 @@ def load_model(path: str | Path) -> tuple[MaskedActorCritic, dict[str, Any]]:
     info = saved["info"]
     state = saved["state_dict"]
     state_scale = state["critic_scale"].numpy()[:-int(info["num_players"])] if "critic_scale" in state else None
+    aux_size = int(state["aux_head.weight"].shape[0]) if "aux_head.weight" in state else 0
     network = MaskedActorCritic(state["scale"].numpy(), int(info["num_actions"]), list(info["hidden"]), state_scale,
-                                int(info["num_players"]))
+                                int(info["num_players"]), aux_size)
     network.load_state_dict(state)
     return network.eval(), info
 

@@ -144,6 +144,11 @@ class Args:
     slap_v0 (training only; empty: no shaping)"""
     shaping_coef: float = 1.0
     """scale of the --shaping-view potential"""
+    aux_view: str = ""
+    """global-state view that an auxiliary head on the policy's trunk learns to predict from the observation,
+    e.g. slap_matches for slap_v0 (training only: the agent plays from its observation; empty: none)"""
+    aux_coef: float = 1.0
+    """weight of the --aux-view prediction loss (binary cross-entropy per entry, over the view's upper bound)"""
     league_share: float = 0.5
     """share of the games with league opponents, in [0, 1] (the rest: every seat learns)"""
     snapshot_every: Annotated[int | None, shown_default("--total-decisions / 10", "INT")] = None
@@ -212,6 +217,7 @@ def resolve(args: Args) -> Args:
         raise ValueError(f"--hidden must be one or more positive layer sizes, got {filled.hidden}")
     _check_league(filled)
     _check_shaping(filled)
+    _check_aux(filled)
     if filled.run_dir is None:
         filled.run_dir = str(RUNS_DIR / filled.env_id)
     if Path(filled.run_dir).exists() and not Path(filled.run_dir).is_dir():
@@ -242,6 +248,21 @@ def _check_shaping(args: Args) -> None:
     names = [view.name for view in game.observation_layout(game.make_params()).views]
     if args.shaping_view not in names:
         raise ValueError(f"--shaping-view {args.shaping_view!r} is not a view of {args.env_id}'s observation; "
+                         f"choose from {', '.join(names)}")
+
+
+def _check_aux(args: Args) -> None:
+    if not (math.isfinite(args.aux_coef) and args.aux_coef >= 0):
+        raise ValueError(f"--aux-coef must be 0 or more, got {args.aux_coef}")
+    if not args.aux_view:
+        return
+    from cardenvs.core.global_state import state_layout
+
+    game = cardenvs.get_game(args.env_id)
+    layout = state_layout(game, game.make_params())
+    names = [view.name for view in layout.views]
+    if args.aux_view not in names:
+        raise ValueError(f"--aux-view {args.aux_view!r} is not a view of {args.env_id}'s global state; "
                          f"choose from {', '.join(names)}")
 
 
@@ -308,6 +329,11 @@ class Trainer:
                              if args.shaping_view else 1.0)
         self.scales = (input_scale(self.layout),
                        input_scale(state_layout(self.venv.game, self.venv.params)) if self.central else None)
+        self.aux_slice, self.aux_scale = slice(0, 0), None  # the --aux-view's entries of the global state
+        if args.aux_view:
+            global_layout = state_layout(self.venv.game, self.venv.params)
+            self.aux_slice = slice(*global_layout.offsets[args.aux_view])
+            self.aux_scale = input_scale(global_layout)[self.aux_slice]
         th.manual_seed(args.seed)
         self.network = self.new_network()
         self.optimizer = th.optim.Adam(self.network.parameters(), lr=args.learning_rate, eps=1e-5)
@@ -330,7 +356,7 @@ class Trainer:
         from agents.selfplay import MaskedActorCritic
 
         return MaskedActorCritic(self.scales[0], self.venv.num_actions, self.args.hidden, self.scales[1],
-                                 self.num_players)
+                                 self.num_players, self.aux_slice.stop - self.aux_slice.start)
 
     # ------------------------------------------------------------------ league
     def league_agents(self) -> tuple[list, list[str]]:
@@ -408,6 +434,8 @@ class Trainer:
         buffer_valid = np.zeros((steps, n), bool)  # a learner decision was made here
         critic_size = len(self.network.critic_scale) if self.central else 0
         buffer_critic = np.zeros((steps, n, critic_size), np.float32)  # the centralised critic's inputs
+        aux_size = self.aux_slice.stop - self.aux_slice.start
+        buffer_aux = np.zeros((steps, n, aux_size), np.float32)  # the --aux-view's targets, in [0, 1]
         actions = np.zeros(n, np.int64)
         started = time.monotonic() - self.train_seconds
         finished = {}  # league entry (or "self-play") -> learner returns of games ended since the last log
@@ -423,6 +451,8 @@ class Trainer:
                 mine = learner[rows, seat]
                 picked = np.flatnonzero(mine)
                 critic_input = None
+                if aux_size:
+                    buffer_aux[t, picked] = venv.global_states()[picked, self.aux_slice] * self.aux_scale
                 if self.central:
                     states = venv.global_states()
                     buffer_critic[t, picked] = self.network.critic_input(states[picked], seat[picked], players)
@@ -472,7 +502,7 @@ class Trainer:
             self.timers.lap("bookkeeping")
             stats = self.update(buffer_obs[buffer_valid], buffer_mask[buffer_valid], buffer_critic[buffer_valid],
                                 buffer_action[buffer_valid], buffer_logprob[buffer_valid], buffer_value[buffer_valid],
-                                advantages[buffer_valid], started)
+                                advantages[buffer_valid], started, buffer_aux[buffer_valid])
             self.timers.lap("update")
             self.decisions += made
             self.updates += 1
@@ -580,8 +610,10 @@ class Trainer:
             advantages[t] = np.where(valid[t], delta + args.gamma * args.gae_lambda * going_on * next_advantage, 0.0)
         return advantages
 
-    def update(self, obs, mask, critic_input, action, old_logprob, old_value, advantage, started) -> dict[str, float]:
-        """``--update-epochs`` passes of clipped PPO over one rollout's learner decisions."""
+    def update(self, obs, mask, critic_input, action, old_logprob, old_value, advantage, started,
+               aux_target=None) -> dict[str, float]:
+        """``--update-epochs`` passes of clipped PPO over one rollout's learner decisions (with the --aux-view
+        prediction loss when ``aux_target`` has entries)."""
         import torch as th
 
         args = self.args
@@ -597,12 +629,20 @@ class Trainer:
         advantage = (advantage - advantage.mean()) / (advantage.std(unbiased=False) + 1e-8)
         samples = len(action)
         totals = {"policy_loss": 0.0, "value_loss": 0.0, "entropy": 0.0, "clip_fraction": 0.0}
+        with_aux = aux_target is not None and aux_target.shape[1] > 0
+        if with_aux:
+            aux_target = th.from_numpy(aux_target)
+            totals["aux_loss"] = 0.0
         batches = 0
         for _ in range(args.update_epochs):
             order = th.randperm(samples)
             for start in range(0, samples, args.minibatch_size):
                 batch = order[start:start + args.minibatch_size]
-                logits, value = self.network(obs[batch], mask[batch], critic_input[batch] if self.central else None)
+                critic_batch = critic_input[batch] if self.central else None
+                if with_aux:
+                    logits, value, aux_logits = self.network.forward_aux(obs[batch], mask[batch], critic_batch)
+                else:
+                    logits, value = self.network(obs[batch], mask[batch], critic_batch)
                 logprobs = th.log_softmax(logits, 1)
                 ratio = (logprobs.gather(1, action[batch, None]).squeeze(1) - old_logprob[batch]).exp()
                 adv = advantage[batch]
@@ -610,6 +650,10 @@ class Trainer:
                 value_loss = 0.5 * (value - target[batch]).square().mean()
                 entropy = -(logprobs.exp() * logprobs).sum(1).mean()
                 loss = policy_loss + args.vf_coef * value_loss - args.ent_coef * entropy
+                if with_aux:
+                    aux_loss = th.nn.functional.binary_cross_entropy_with_logits(aux_logits, aux_target[batch])
+                    loss = loss + args.aux_coef * aux_loss
+                    totals["aux_loss"] += aux_loss.item()
                 self.optimizer.zero_grad(set_to_none=True)
                 loss.backward()
                 th.nn.utils.clip_grad_norm_(self.network.parameters(), args.max_grad_norm)

@@ -216,6 +216,45 @@ def test_either_critic_trains_and_its_model_plays(tmp_path, critic, shaping):
     assert masks[np.arange(4), actions].all()
 
 
+def test_an_auxiliary_view_trains_a_head_the_playing_agent_never_needs(tmp_path):
+    """--aux-view adds a head predicting a global-state view; the saved model loads with it and plays from the
+    observation alone, and the head's loss falls when only it is trained on fixed targets."""
+    run_dir = tmp_path / "aux"
+    assert selfplay.main([*TINY, "--total-decisions", "64", "--aux-view", "pieces", "--run-dir", str(run_dir)]) == 0
+    network, _ = load_model(run_dir / selfplay.MODEL_NAME)
+    assert network.aux_head.out_features == _state_view_size("pieces")
+    venv = cardenvs.vector_env(ENV_ID, num_envs=4)
+    obs, masks, _ = venv.reset(seed=0)
+    assert masks[np.arange(4), SelfPlayAgent(network).act_batch(obs, masks)].all()
+    trainer = _trainer(tmp_path / "fit", "--aux-view", "pieces", "--aux-coef", "1", "--vf-coef", "0",
+                       "--ent-coef", "0", "--update-epochs", "20")
+    size = trainer.network.aux_head.out_features
+    rows = 32
+    target = np.random.default_rng(0).integers(0, 2, (rows, size)).astype(np.float32)
+    zeros = np.zeros(rows, np.float32)
+    mask = np.ones((rows, venv.num_actions), bool)
+    actions = np.zeros(rows, np.int64)
+    first = trainer.update(obs[:1].repeat(rows, 0), mask, np.zeros((rows, 0), np.float32), actions, zeros, zeros,
+                           zeros, time.monotonic(), target)
+    last = trainer.update(obs[:1].repeat(rows, 0), mask, np.zeros((rows, 0), np.float32), actions, zeros, zeros,
+                          zeros, time.monotonic(), target)
+    assert last["aux_loss"] < first["aux_loss"]
+
+
+def _state_view_size(name: str) -> int:
+    from cardenvs.core.global_state import state_layout
+
+    game = cardenvs.get_game(ENV_ID)
+    return next(view.size for view in state_layout(game, game.make_params()).views if view.name == name)
+
+
+def test_an_auxiliary_view_must_be_one_of_the_global_state_s_views():
+    with pytest.raises(ValueError, match="--aux-view 'nope' is not a view of slabberjan_v0's global state"):
+        selfplay.resolve(selfplay.parse_args([*TINY, "--aux-view", "nope"]))
+    with pytest.raises(ValueError, match="--aux-coef must be 0 or more"):
+        selfplay.resolve(selfplay.parse_args([*TINY, "--aux-coef", "-1"]))
+
+
 CHECKPOINTS_DIR = Path(__file__).resolve().parents[2] / "training" / "checkpoints"
 CHECKPOINTS = sorted(CHECKPOINTS_DIR.glob("*.pt"))
 #: committed models stay small (Gin Slaughtre's 420 actions make the largest)
