@@ -21,6 +21,7 @@ from pettingzoo import AECEnv
 from cardenvs.core.errors import IllegalActionError
 from cardenvs.core.game import NO_PLAYER, Game, new_states
 from cardenvs.core.global_state import state_layout, state_space
+from cardenvs.core.picture import seats_shown, svg_to_rgb, table_svg
 from cardenvs.core.rng import checked_seed
 from cardenvs.core.single import (
     encode_game_state,
@@ -35,7 +36,9 @@ from cardenvs.core.single import (
 from cardenvs.core.snapshot import restore_record, snapshot_record
 
 ILLEGAL_ACTION_MODES = ("raise", "penalize")
-RENDER_MODES = ("human", "ansi")
+RENDER_MODES = ("human", "ansi", "rgb_array")
+#: frames per second that video recorders (gymnasium's RecordVideo) play ``rgb_array`` frames at
+RENDER_FPS = 2
 
 
 class CardEnv(AECEnv):
@@ -43,7 +46,9 @@ class CardEnv(AECEnv):
 
     Args:
         game: the game's definition (from the registry).
-        render_mode: ``None``, ``"human"`` (print the table) or ``"ansi"`` (``render()`` returns it).
+        render_mode: ``None``, ``"human"`` (print the table), ``"ansi"`` (``render()`` returns it) or
+            ``"rgb_array"`` (``render()`` returns the public table's picture as an ``(height, width, 3)`` uint8
+            image; needs the ``web`` extra). In a notebook the env shows its table picture in any mode.
         illegal_action: ``"raise"`` (default) raises :class:`IllegalActionError` and changes nothing;
             ``"penalize"`` applies the game's documented penalty and ends the game.
         enforce_order: raise if ``step``/``observe``/``last`` come before ``reset`` (``env()`` sets it).
@@ -60,7 +65,9 @@ class CardEnv(AECEnv):
     ):
         super().__init__()
         if render_mode is not None and render_mode not in RENDER_MODES:
-            raise ValueError(f"render_mode={render_mode!r} is not allowed; choose None, 'human' or 'ansi'")
+            raise ValueError(
+                f"render_mode={render_mode!r} is not allowed; choose None, 'human', 'ansi' or 'rgb_array'"
+            )
         if illegal_action not in ILLEGAL_ACTION_MODES:
             raise ValueError(f"illegal_action={illegal_action!r} is not allowed; choose 'raise' or 'penalize'")
         self.game = game
@@ -71,6 +78,7 @@ class CardEnv(AECEnv):
         self.metadata = {
             "name": game.env_id,
             "render_modes": list(RENDER_MODES),
+            "render_fps": RENDER_FPS,
             "is_parallelizable": False,  # turn-based: a waiting seat has no legal action
         }
         n = game.num_players(self.params)
@@ -232,14 +240,32 @@ class CardEnv(AECEnv):
         if self.render_mode is None:
             import gymnasium
 
-            gymnasium.logger.warn("render() called without a render_mode; pass render_mode='ansi' or 'human'")
+            gymnasium.logger.warn(
+                "render() called without a render_mode; pass render_mode='ansi', 'human' or 'rgb_array'"
+            )
             return None
         self._check_reset("render")
+        if self.render_mode == "rgb_array":
+            return svg_to_rgb(self.table_svg())
         text = self.game.render(self._records[0], self.params)
         if self.render_mode == "ansi":
             return text
         print(text)
         return None
+
+    def table_svg(self, seat: int | None = None, open_hands: bool = False) -> str:
+        """The table as an SVG picture: the public table, plus ``seat``'s private cards, or every seat's with
+        ``open_hands`` (draws no randomness, changes nothing)."""
+        self._check_reset("table_svg")
+        n = len(self.possible_agents)
+        if seat is not None and not (isinstance(seat, (int, np.integer)) and 0 <= seat < n):
+            raise ValueError(f"seat={seat!r} is not allowed; choose None or a seat from 0 to {n - 1}")
+        picture = self.game.picture(self._records[0], self.params, seats_shown(seat, n, open_hands))
+        return table_svg(picture)
+
+    def _repr_svg_(self) -> str | None:
+        # Jupyter shows the public table inline; before the first reset there is no table to show.
+        return self.table_svg() if self._has_reset else None
 
     def close(self) -> None:
         pass

@@ -24,6 +24,8 @@ Engine protocol (all ``@njit(cache=True)``, each taking one state record ``state
 Text (plain Python): ``render(state, params)`` is the public table; ``render_private(state, params, player)``
 adds what only ``player`` sees (``""`` where a game has no private information), for a person at that seat;
 ``describe_step(before, after, params)`` names what a step did beyond the action itself (a burn, an extra turn).
+Picture (plain Python): ``picture(state, params, shown)`` describes the table for an SVG drawing
+(:mod:`cardenvs.core.picture`), with the private cards of the seats in ``shown``.
 
 Every record starts with the shared header of :func:`header_fields`.
 """
@@ -162,6 +164,9 @@ class Game:
     #: how the other seats see an action, where its name would tell them what they may not know (a simultaneous
     #: hidden choice); ``None``: its ``action_name``
     public_action_name: Callable[[Any, int], str] | None = None
+    #: the table as a picture (:class:`cardenvs.core.picture.Table`), showing the private cards of the seats in
+    #: ``shown`` only; drawn as SVG by :func:`cardenvs.core.picture.table_svg` (never draws randomness)
+    picture: Callable[[Any, Any, frozenset[int]], Any] | None = None
     #: the keys a chosen deal (``reset(options={"deal": ...})``) may have, for error messages
     deal_keys: tuple[str, ...] = ()
     #: (parameters, deal) pairs: chosen deals that the generic tests start games from

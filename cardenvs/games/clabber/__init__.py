@@ -18,7 +18,7 @@ from cardenvs.games.clabber.cards import NUM_RANKS
 from cardenvs.games.clabber.deal import apply_deal, deal_order
 from cardenvs.games.clabber.observation import observation_layout, observe
 from cardenvs.games.clabber.params import NUM_PLAYERS, ClabberParams, fill_params, state_fields
-from cardenvs.games.clabber.render import render, render_private
+from cardenvs.games.clabber.render import picture, render, render_private
 
 GAME = Game(
     name="clabber",
@@ -31,6 +31,7 @@ GAME = Game(
     action_name=action_name,
     observation_layout=observation_layout,
     render=render,
+    picture=picture,
     apply_deal=apply_deal,
     rule_based_agent="agents.clabber:ClabberHeuristic",
     training_defaults={"total_timesteps": 500_000, "gamma": 0.995, "ent_coef": 0.01, "net_arch": [128, 128]},

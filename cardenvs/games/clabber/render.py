@@ -1,10 +1,11 @@
-"""Clabber's text rendering: the public table only (no hidden card, no randomness)."""
+"""Clabber as text and as a picture: the public table, and a seat's hand only when asked (no randomness)."""
 
 from __future__ import annotations
 
 import numpy as np
 
-from cardenvs.games.clabber.cards import NO_CARD, SUIT_WORDS, bits_to_cards, card_name
+from cardenvs.core.picture import Card, Pile, Seat, Table, face_down
+from cardenvs.games.clabber.cards import NO_CARD, NUM_RANKS, RANK_NAMES, SUIT_WORDS, bits_to_cards, card_name
 from cardenvs.games.clabber.melds import CATEGORY_NAMES, key_category
 from cardenvs.games.clabber.params import NUM_PLAYERS, ClabberParams
 from cardenvs.games.clabber.rules import (
@@ -72,3 +73,45 @@ def render_private(state: np.record, params: ClabberParams, player: int) -> str:
     """What only ``player`` sees: the cards in its hand."""
     cards = " ".join(card_name(c) for c in bits_to_cards(int(state.hand[player])))
     return f"player_{player} (you): hand {cards or 'empty'}"
+
+
+SUIT_SYMBOLS = ("♣", "♦", "♥", "♠")  # in suit id order (C D H S)
+
+
+def card_face(card: int) -> Card:
+    """A card id (``suit * 6 + rank``) as a drawn face."""
+    return Card(RANK_NAMES[card % NUM_RANKS], SUIT_SYMBOLS[card // NUM_RANKS])
+
+
+def picture(state: np.record, params: ClabberParams, shown: frozenset[int]) -> Table:
+    """The table as a picture: hands face down unless ``shown`` holds the seat, the cards each seat has played,
+    declared melds, the turn-up card and the trick on the table."""
+    seats = []
+    for seat in range(NUM_PLAYERS):
+        hand = bits_to_cards(int(state.hand[seat]))
+        piles = [Pile("hand", [card_face(c) for c in hand] if seat in shown else face_down(len(hand)))]
+        facts = [f"team {seat % 2}: bids {_bid_word(int(state.bid_first[seat]), int(state.bid_second[seat]))}"]
+        if seat == state.maker and state.trump >= 0:
+            facts.append("made trump")
+        if state.meld_status[seat] == MELD_DECLARED:
+            piles.append(Pile(f"melds ({int(state.meld_points[seat])})",
+                              [card_face(c) for c in bits_to_cards(int(state.meld_cards[seat]))]))
+        played = bits_to_cards(int(state.played[seat]))
+        if played:
+            piles.append(Pile("played", [card_face(c) for c in played]))
+        seats.append(Seat(f"player_{seat}", facts, piles, to_act=seat == state.current_player))
+    centre = []
+    if state.turn_up != NO_CARD:
+        centre.append(Pile("turn-up", [card_face(int(state.turn_up))]))
+    if state.trick_size:
+        centre.append(Pile(f"trick, led by player_{int(state.leader)}",
+                           [card_face(int(c)) for c in state.trick if c != NO_CARD]))
+    status = [f"scores: team 0 (players 0, 2) {int(state.scores[0])}, team 1 (players 1, 3) "
+              f"{int(state.scores[1])}; target {params.target_score}"]
+    if state.trump >= 0:
+        status.append(f"trump {SUIT_WORDS[int(state.trump)]}; tricks {int(state.tricks_won[0])}-"
+                      f"{int(state.tricks_won[1])}; card points {int(state.trick_points[0])}-"
+                      f"{int(state.trick_points[1])}")
+    if state.phase == PHASE_OVER:
+        status.append("game over: " + ", ".join(f"player_{s} {float(r):+.3f}" for s, r in enumerate(state.rewards)))
+    return Table(f"Clabber, deal {int(state.hands_dealt)}: {PHASE_WORDS[int(state.phase)]}", seats, centre, status)

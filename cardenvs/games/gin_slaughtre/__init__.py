@@ -13,7 +13,7 @@ from cardenvs.games.gin_slaughtre.actions import action_name, num_actions, publi
 from cardenvs.games.gin_slaughtre.deal import DEAL_KEYS, apply_deal, deck_from_deal
 from cardenvs.games.gin_slaughtre.observation import observation_layout, observe
 from cardenvs.games.gin_slaughtre.params import NUM_PLAYERS, GinSlaughtreParams, fill_params, state_fields
-from cardenvs.games.gin_slaughtre.render import describe_step, render, render_private
+from cardenvs.games.gin_slaughtre.render import describe_step, picture, render, render_private
 
 GAME = Game(
     name="gin_slaughtre",
@@ -26,6 +26,7 @@ GAME = Game(
     action_name=action_name,
     observation_layout=observation_layout,
     render=render,
+    picture=picture,
     apply_deal=apply_deal,
     rule_based_agent="agents.gin_slaughtre:GinSlaughtreHeuristic",
     # Games of hundreds of learner decisions, rewarded only at the end: a longer discount horizon.

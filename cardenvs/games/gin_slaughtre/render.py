@@ -1,14 +1,19 @@
-"""Gin Slaughtre as text: the public table, a seat's private view, and the public events of a step."""
+"""Gin Slaughtre as text and as a picture: the public table, a seat's private view, and the public events of a
+step."""
 
 from __future__ import annotations
 
 import numpy as np
 
+from cardenvs.core.picture import Card, Pile, Seat, Table, count_words, face_down
 from cardenvs.games.gin_slaughtre.actions import ARRANGEMENTS
 from cardenvs.games.gin_slaughtre.cards import (
+    FIRST_JOKER,
     NO_CARD,
     NUM_CARDS,
     NUM_SUITS,
+    RANK_JOKER,
+    RANK_NAMES,
     RANK_NINE,
     SUIT_SYMBOLS,
     pretty_name,
@@ -169,3 +174,47 @@ def _ending(after: np.record, params: GinSlaughtreParams) -> list[str]:
     if after.truncated:  # rule:truncation
         return [f"the game stops after {params.max_turns} turns: a draw"]
     return []
+
+
+# ---------------------------------------------------------------- picture
+
+
+def card_face(card: int) -> Card:
+    """A card id as a drawn face (a Joker has no suit)."""
+    if card >= FIRST_JOKER:
+        return Card(RANK_NAMES[RANK_JOKER])
+    return Card(RANK_NAMES[card // NUM_SUITS], SUIT_SYMBOLS[card % NUM_SUITS])
+
+
+def picture(state: np.record, params: GinSlaughtreParams, shown: frozenset[int]) -> Table:
+    """The table as a picture: a hand face up when ``shown`` holds its seat, otherwise only the cards of it that
+    both players know (picked up from the pile, declared) face up; upcards face up, downcards face down."""
+    location = np.asarray(state.location)
+    phase = int(state.phase)
+    seats = []
+    for seat in range(NUM_PLAYERS):
+        hand = [c for c in range(NUM_CARDS) if location[c] == LOC_HAND + seat]
+        if seat in shown:
+            hand_cards = [card_face(c) for c in hand]
+        else:
+            known = [c for c in hand if state.known[c]]
+            hand_cards = [card_face(c) for c in known] + face_down(len(hand) - len(known))
+        piles = [Pile("hand", hand_cards),
+                 Pile("upcards", [card_face(c) for c in range(NUM_CARDS) if location[c] == LOC_UP + seat])]
+        if state.num_downcards:
+            piles.append(Pile("downcards", face_down(int(state.down_count[seat]))))
+        facts = [count_words(int(state.hand_count[seat]), "card") + " in hand"]
+        if seat == state.current_player and state.restricted:
+            facts.append("must play 5 or lower")
+        if phase == PHASE_ARRANGE and state.pending_arrangement[seat] >= 0:
+            facts.append("has chosen")
+        seats.append(Seat(f"player_{seat}", facts, piles, to_act=seat == state.current_player))
+    pile = [int(c) for c in state.pile[: state.pile_size]]
+    shown = [card_face(c) for c in pile[-PILE_CARDS_SHOWN:]]
+    centre = [Pile(f"pile: {count_words(len(pile), 'card')} (top right)", shown),
+              Pile("stock", count=int(state.stock_size)), Pile("burnt", count=int(state.burnt_count))]
+    title = {PHASE_ARRANGE: "arranging upcards", PHASE_OVER: "game over"}.get(phase, "play")
+    status = []
+    if phase == PHASE_OVER:
+        status.append("result: " + ", ".join(f"player_{s} {float(r):+g}" for s, r in enumerate(state.rewards)))
+    return Table(f"Gin Slaughtre, {title}, turn {int(state.step_count)}", seats, centre, status)

@@ -11,7 +11,7 @@ from cardenvs.games.slabberjan.actions import ACTION_NAMES, action_name, num_act
 from cardenvs.games.slabberjan.deal import apply_deal
 from cardenvs.games.slabberjan.observation import observation_layout, observe
 from cardenvs.games.slabberjan.params import SlabberjanParams, fill_params, state_fields
-from cardenvs.games.slabberjan.render import render, render_private
+from cardenvs.games.slabberjan.render import picture, render, render_private
 
 GAME = Game(
     name="slabberjan",
@@ -24,6 +24,7 @@ GAME = Game(
     action_name=action_name,
     observation_layout=observation_layout,
     render=render,
+    picture=picture,
     apply_deal=apply_deal,
     rule_based_agent="agents.slabberjan:SlabberjanHeuristic",
     training_defaults={"total_timesteps": 300_000, "gamma": 0.995, "ent_coef": 0.01, "net_arch": [64, 64]},

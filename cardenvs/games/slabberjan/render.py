@@ -1,9 +1,10 @@
-"""Slabberjan as text: the public table, never a piece that is not public."""
+"""Slabberjan as text and as a picture: the public table, and one seat's private view when asked."""
 
 from __future__ import annotations
 
 import numpy as np
 
+from cardenvs.core.picture import FACE_DOWN, Card, Pile, Seat, Table, count_words
 from cardenvs.games.slabberjan.params import SlabberjanParams
 from cardenvs.games.slabberjan.pieces import KIND_NAMES, NO_PIECE, kind_name
 from cardenvs.games.slabberjan.rules import ACT_BAGGED, ACT_STOOD, ACT_SWAPPED, PHASE_OVER
@@ -60,3 +61,42 @@ def render_private(state: np.record, params: SlabberjanParams, player: int) -> s
     if known:
         lines.append("  you know (as last seen): " + ", ".join(known))
     return "\n".join(lines)
+
+
+def _piece_pile(state: np.record, seat: int, shown: frozenset[int]) -> Pile:
+    """A seat's piece: face up to itself (when shown), or as a shown seat last saw it, else face down."""
+    if seat in shown:
+        return Pile("piece", [Card(kind_name(int(state.piece[seat])))])
+    for viewer in sorted(shown):
+        known = int(state.known[viewer, seat])
+        if known != NO_PIECE:
+            return Pile(f"piece (player_{viewer} saw)", [Card(kind_name(known))])
+    return Pile("piece", [FACE_DOWN])
+
+
+def picture(state: np.record, params: SlabberjanParams, shown: frozenset[int]) -> Table:
+    """The table as a picture: chips, what each seat did this round, its piece (face down unless ``shown``
+    holds it, or a shown seat knows it) and the piece it turned up at the last showdown."""
+    seats = []
+    for seat in range(int(state.num_players)):
+        facts = [count_words(int(state.chips[seat]), "chip")]
+        if state.acted[seat] in _ACT_WORDS:
+            facts.append(_ACT_WORDS[int(state.acted[seat])])
+        if state.announced[seat] != NO_PIECE:
+            facts.append(f"announced the {kind_name(int(state.announced[seat]))}")
+        if state.fool_knocked[seat]:
+            facts.append("knocked (fool)")
+        if state.owes[seat]:
+            facts.append("owes a chip")
+        piles = [_piece_pile(state, seat, shown)] if state.in_game[seat] else []
+        if state.shown[seat] != NO_PIECE:
+            piles.append(Pile("last showdown" + (", paid" if state.paid[seat] else ""),
+                              [Card(kind_name(int(state.shown[seat])))]))
+        seats.append(Seat(f"player_{seat}", facts, piles, to_act=seat == state.current_player,
+                          out=not state.in_game[seat]))
+    aside = [f"{KIND_NAMES[k]} ×{int(c)}" for k, c in enumerate(state.set_aside) if c]
+    status = [f"pot {count_words(int(state.pot), 'chip')}; set aside: {', '.join(aside) if aside else 'none'}"]
+    if state.phase == PHASE_OVER:
+        status.append("game over: " + ", ".join(f"player_{s} {float(r):+g}" for s, r in enumerate(state.rewards)))
+    return Table(f"Slabberjan, round {int(state.round_number)}, dealer player_{int(state.dealer)}", seats,
+                 [Pile("bag", count=int(state.bag_size))], status)

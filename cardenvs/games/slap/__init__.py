@@ -10,12 +10,12 @@ from __future__ import annotations
 
 from cardenvs.core.game import Game
 from cardenvs.games.slap import rules, state
-from cardenvs.games.slap.actions import ACTION_NAMES, action_name, num_actions
+from cardenvs.games.slap.actions import ACTION_NAMES, action_name, num_actions, public_action_name
 from cardenvs.games.slap.cards import MAX_CARDS
 from cardenvs.games.slap.deal import apply_deal
 from cardenvs.games.slap.observation import observation_layout, observe
 from cardenvs.games.slap.params import SlapParams, fill_params, state_fields
-from cardenvs.games.slap.render import render
+from cardenvs.games.slap.render import describe_step, picture, render
 
 GAME = Game(
     name="slap",
@@ -26,8 +26,11 @@ GAME = Game(
     num_players=lambda params: params.num_players,
     num_actions=num_actions,
     action_name=action_name,
+    public_action_name=public_action_name,
+    describe_step=describe_step,
     observation_layout=observation_layout,
     render=render,
+    picture=picture,
     apply_deal=apply_deal,
     rule_based_agent="agents.slap:SlapHeuristic",
     # Slow to simulate: a learner that is out waits while the others play the game to its end.

@@ -14,3 +14,8 @@ def num_actions(params: SlapParams) -> int:
 
 def action_name(params: SlapParams, action: int) -> str:
     return ACTION_NAMES[action]
+
+
+def public_action_name(params: SlapParams, action: int) -> str:
+    """How the other seats see an action: a slap window's choices are secret until the window closes."""
+    return "plays a card" if ACTION_NAMES[action] == "play" else "chooses (shown when the window closes)"

@@ -18,7 +18,7 @@ from cardenvs.games.stabby_jack.actions import action_name, num_actions
 from cardenvs.games.stabby_jack.deal import apply_deal
 from cardenvs.games.stabby_jack.observation import observation_layout, observe
 from cardenvs.games.stabby_jack.params import StabbyJackParams, fill_params, state_fields
-from cardenvs.games.stabby_jack.render import render
+from cardenvs.games.stabby_jack.render import picture, render
 
 GAME = Game(
     name="stabby_jack",
@@ -31,6 +31,7 @@ GAME = Game(
     action_name=action_name,
     observation_layout=observation_layout,
     render=render,
+    picture=picture,
     apply_deal=apply_deal,
     rule_based_agent="agents.stabby_jack:StabbyJackHeuristic",
     # Games of hundreds of learner decisions, rewarded only at the end: a longer discount horizon.
