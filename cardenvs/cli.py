@@ -20,8 +20,11 @@ COMMANDS: dict[str, str] = {
     "replay": "cardenvs.commands.replay",
     "tournament": "cardenvs.commands.tournament",
     "baselines": "cardenvs.commands.baselines",
+    "serve": "cardenvs.commands.serve",
 }
-DESCRIPTION = "Five card games as RL environments: watch, play, replay and rate agents at the terminal."
+DESCRIPTION = (
+    "Five card games as RL environments: watch, play, replay and rate agents at the terminal or in the browser."
+)
 EPILOG = "Run 'cardenvs COMMAND --help' for a command's arguments, e.g. 'cardenvs play --help'."
 
 # Sphinx markup of the docstrings the help texts are made from, and what a terminal shows instead.

@@ -1,0 +1,217 @@
+"""The card table in a real browser: headless Chromium, driven by Playwright, plays and replays every game.
+
+The server runs in this process (uvicorn in a thread), so each test reads the engine's own state record behind
+the page and checks the page against it at every step: whose turn it is, the legal actions offered as buttons
+(exactly the legal mask), the table as text, and at the end the rewards. These tests skip, saying why, where no
+Chromium is installed (Debian's ``chromium`` package) or Playwright is missing; ``.ci/run`` installs Chromium and
+sets ``CARDENVS_REQUIRE_BROWSER=1``, under which a missing browser fails the run instead.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import random
+import shutil
+import socket
+import threading
+import time
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+import cardenvs
+from cardenvs.records import GameRecord, replay
+
+CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
+#: set (as .ci/run does) to make a missing browser a failure instead of a skip
+REQUIRED = os.environ.get("CARDENVS_REQUIRE_BROWSER") == "1"
+if CHROMIUM is None:
+    reason = "no Chromium installed (Debian: apt-get install chromium); .ci/run installs it"
+    if REQUIRED:
+        pytest.fail(f"CARDENVS_REQUIRE_BROWSER=1 but {reason}", pytrace=False)
+    pytest.skip(reason, allow_module_level=True)
+if REQUIRED:  # an ImportError then fails the run
+    import uvicorn
+    from playwright import sync_api
+else:
+    sync_api = pytest.importorskip("playwright.sync_api", reason="Playwright is not installed (the dev extra has it)")
+    uvicorn = pytest.importorskip("uvicorn", reason="uvicorn is not installed (the web extra has it)")
+
+from cardenvs.web.app import DEFAULT_CHECKPOINTS, SESSION_COOKIE, create_app  # noqa: E402
+
+GOLDEN = Path(__file__).resolve().parents[1] / "golden"
+#: the flags that keep Chromium from reaching for the network on a closed machine
+CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+                 "--disable-background-networking", "--disable-component-update", "--disable-sync"]
+#: clicks a person makes at most in one short game (the short games take a few dozen)
+MAX_CLICKS = 400
+SERVER_START_SECONDS = 20
+#: a page may wait for a game's first compilation (a cold numba cache takes tens of seconds)
+PAGE_TIMEOUT_MS = 180_000
+
+
+def _free_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return probe.getsockname()[1]
+
+
+@pytest.fixture(scope="module")
+def server():
+    app = create_app(DEFAULT_CHECKPOINTS)
+    port = _free_port()
+    server = uvicorn.Server(uvicorn.Config(app, host="127.0.0.1", port=port, log_level="warning"))
+    thread = threading.Thread(target=server.run, daemon=True)
+    thread.start()
+    deadline = time.monotonic() + SERVER_START_SECONDS
+    while not server.started:
+        assert time.monotonic() < deadline, "the server did not start"
+        time.sleep(0.05)
+    yield app, f"http://127.0.0.1:{port}"
+    server.should_exit = True
+    thread.join(timeout=10)
+
+
+@pytest.fixture(scope="module")
+def browser():
+    with sync_api.sync_playwright() as playwright:
+        chromium = playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+        yield chromium
+        chromium.close()
+
+
+@pytest.fixture
+def page(browser):
+    context = browser.new_context(accept_downloads=True)
+    context.set_default_timeout(PAGE_TIMEOUT_MS)
+    yield context.new_page()
+    context.close()
+
+
+def _table(app, page, kind: str):
+    """The engine-side table behind the page shown now."""
+    session = next(c["value"] for c in page.context.cookies() if c["name"] == SESSION_COOKIE)
+    table_id = page.url.split("?")[0].rstrip("/").split("/")[-1]
+    return app.state.tables.get(session, table_id, kind)
+
+
+def _check_turn(page, table) -> None:
+    """The page shows what the engine holds: the seat to act, the legal actions, the table text."""
+    game = page.locator("#game")
+    assert game.get_attribute("data-to-act") == str(table.to_act)
+    assert page.locator(f'svg .seat[data-seat="{table.to_act}"]').get_attribute("data-to-act") == "1"
+    offered = sorted(int(a) for a in page.locator("#actions button").evaluate_all(
+        "buttons => buttons.map(b => b.dataset.action)"))
+    mask = table.env.observe(table.env.agent_selection)["action_mask"]
+    assert offered == np.flatnonzero(mask).tolist()
+    assert page.locator("#table-text").text_content() == table.text(table.human)
+
+
+@pytest.mark.parametrize("env_id", cardenvs.available_envs())
+def test_a_person_finishes_a_game_by_clicking_against_the_trained_agent(server, page, env_id, tmp_path):
+    app, url = server
+    page.goto(url)
+    page.click(f"#play-{env_id}")
+    seats = page.locator("#new-game select[id^=agent_]").count()
+    for seat in range(1, seats):  # the trained agent in every other seat (the default choice when it exists)
+        chosen = page.locator(f"#agent_{seat}").input_value()
+        assert chosen == f"ppo:{DEFAULT_CHECKPOINTS / f'{env_id}.pt'}"
+    page.check("#short")
+    page.fill("#seed", "11")
+    page.click("#start")
+    table = _table(app, page, "live")
+    assert table.human == 0 and table.record.seed == 11
+    clicks = random.Random(env_id)
+    for _ in range(MAX_CLICKS):
+        if page.locator("#game").get_attribute("data-over") == "1":
+            break
+        _check_turn(page, table)
+        buttons = page.locator("#actions button")
+        buttons.nth(clicks.randrange(buttons.count())).click()
+        page.wait_for_load_state()
+    else:
+        pytest.fail(f"the game did not end within {MAX_CLICKS} clicks")
+    assert table.over
+    shown = page.locator("#result").text_content()
+    for seat, reward in enumerate(table.rewards()):
+        assert f"player_{seat}{' (you)' if seat == 0 else ''} {reward:+g}" in shown
+    assert page.locator("#actions").count() == 0
+    with page.expect_download() as download:
+        page.click("#save")
+    saved = tmp_path / "game.json"
+    download.value.save_as(saved)
+    record = GameRecord.load(saved)
+    final: dict[str, float] = {}
+    for _ in replay(record, final_rewards=final):
+        pass
+    assert list(final.values()) == table.rewards() == record.rewards
+
+
+def _golden_of(env_id: str) -> Path:
+    return next(path for path in sorted(GOLDEN.glob("*.json"))
+                if json.loads(path.read_text())["record"]["env_id"] == env_id)
+
+
+@pytest.mark.parametrize("env_id", cardenvs.available_envs())
+def test_a_golden_record_replays_forwards_and_back(server, page, env_id):
+    app, url = server
+    golden = _golden_of(env_id)
+    record = GameRecord.from_dict(json.loads(golden.read_text())["record"])
+    expected = []  # (public text, seat 0's private text, action name) before each recorded action
+    env = None
+    for env, agent, action in replay(record):
+        state, game, params = env.state_record, env.game, env.params
+        expected.append((game.render(state, params), game.render_private(state, params, 0),
+                         f"{agent} chooses {game.action_name(params, action)}"))
+    page.goto(f"{url}/replay")
+    page.set_input_files("input[name=record]", str(golden))
+    page.click("#upload")
+    table = _table(app, page, "replay")
+    assert table.steps == len(record.actions)
+    for step, (text, _, move) in enumerate(expected):
+        assert page.locator("#game").get_attribute("data-step") == str(step)
+        assert page.locator("#table-text").text_content() == text
+        assert page.locator("#next-move").text_content() == f"Next: {move}"
+        page.click("#forward")
+    assert page.locator("#game").get_attribute("data-step") == str(len(expected))
+    assert page.locator("#table-text").text_content() == env.game.render(env.state_record, env.params)
+    page.click("#back")
+    assert page.locator("#table-text").text_content() == expected[-1][0]
+    page.click("#view-0")  # seat 0's point of view adds what only it saw
+    private = expected[-1][1]
+    assert page.locator("#table-text").text_content() == (f"{expected[-1][0]}\n{private}" if private else
+                                                          expected[-1][0])
+
+
+def test_watching_agents_step_by_step_then_to_the_end(server, page):
+    app, url = server
+    page.goto(f"{url}/watch/clabber_v0")
+    page.check("#short")
+    page.fill("#seed", "3")
+    page.click("#start")
+    table = _table(app, page, "live")
+    assert table.human is None
+    for decisions in range(1, 4):
+        page.click("#step")
+        assert page.locator("#game").get_attribute("data-decisions") == str(decisions) == str(len(table.log))
+    page.click("#view-all")
+    hidden = page.locator('svg .card[data-card="back"]').count()
+    assert hidden == 0  # every hand open
+    page.click("#to-end")
+    assert page.locator("#game").get_attribute("data-over") == "1" and table.over
+
+
+def test_an_illegal_action_posted_by_hand_is_refused_and_changes_nothing(server, page):
+    app, url = server
+    page.goto(f"{url}/play/gin_slaughtre_v0")
+    page.fill("#seed", "5")
+    page.click("#start")
+    table = _table(app, page, "live")
+    before = table.env.state_record.copy()
+    mask = table.env.observe(table.env.agent_selection)["action_mask"]
+    illegal = int(np.flatnonzero(mask == 0)[0])
+    response = page.request.post(page.url + "/play", form={"action": str(illegal)})
+    assert response.status == 400 and "is not legal now" in response.text()
+    assert table.env.state_record.tobytes() == before.tobytes()
