@@ -68,6 +68,8 @@ class CardEnv(AECEnv):
             raise ValueError(
                 f"render_mode={render_mode!r} is not allowed; choose None, 'human', 'ansi' or 'rgb_array'"
             )
+        if render_mode == "rgb_array" and game.picture is None:
+            raise ValueError(f"render_mode='rgb_array' is not allowed: {game.env_id} draws no table picture")
         if illegal_action not in ILLEGAL_ACTION_MODES:
             raise ValueError(f"illegal_action={illegal_action!r} is not allowed; choose 'raise' or 'penalize'")
         self.game = game
@@ -257,6 +259,8 @@ class CardEnv(AECEnv):
         """The table as an SVG picture: the public table, plus ``seat``'s private cards, or every seat's with
         ``open_hands`` (draws no randomness, changes nothing)."""
         self._check_reset("table_svg")
+        if self.game.picture is None:
+            raise ValueError(f"{self.game.env_id} draws no table picture (its Game has no picture function)")
         n = len(self.possible_agents)
         if seat is not None and not (isinstance(seat, (int, np.integer)) and 0 <= seat < n):
             raise ValueError(f"seat={seat!r} is not allowed; choose None or a seat from 0 to {n - 1}")
@@ -265,7 +269,7 @@ class CardEnv(AECEnv):
 
     def _repr_svg_(self) -> str | None:
         # Jupyter shows the public table inline; before the first reset there is no table to show.
-        return self.table_svg() if self._has_reset else None
+        return self.table_svg() if self._has_reset and self.game.picture is not None else None
 
     def close(self) -> None:
         pass

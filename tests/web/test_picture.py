@@ -124,3 +124,23 @@ def test_a_bad_seat_for_a_picture_is_refused():
     env.reset(seed=0)
     with pytest.raises(ValueError, match="seat=4 is not allowed; choose None or a seat from 0 to 3"):
         env.table_svg(seat=4)
+
+
+def test_a_game_without_a_picture_refuses_rgb_array_and_table_svg_with_a_message():
+    import dataclasses
+
+    from cardenvs.core.aec import CardEnv
+    from cardenvs.core.dispatch import register_engine
+
+    game = get_game("slap_v0")
+    plain = dataclasses.replace(game, picture=None)  # registers its engine (the same functions) in the game's place
+    try:
+        with pytest.raises(ValueError, match="render_mode='rgb_array' is not allowed: slap_v0 draws no table"):
+            CardEnv(plain, render_mode="rgb_array")
+        env = CardEnv(plain)
+        env.reset(seed=0)
+        assert env._repr_svg_() is None
+        with pytest.raises(ValueError, match="slap_v0 draws no table picture"):
+            env.table_svg()
+    finally:
+        register_engine(game.state_dtype(game.params_type()).names, game)
