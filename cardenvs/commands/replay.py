@@ -27,10 +27,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def _table(env, seat: int | None) -> str:
-    core = env.unwrapped
-    text = core.game.render(core.state_record, core.params)
-    private = "" if seat is None else core.game.render_private(core.state_record, core.params, seat)
-    return f"{text}\n{private}" if private else text
+    return env.unwrapped.table_text(seat)
 
 
 def run(args: argparse.Namespace) -> int:

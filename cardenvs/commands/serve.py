@@ -39,8 +39,12 @@ def run(args: argparse.Namespace) -> int:
         return USAGE_ERROR
     checkpoints = DEFAULT_CHECKPOINTS if args.checkpoints is None else Path(args.checkpoints)
     if not checkpoints.is_dir():
-        print(f"cardenvs serve: --checkpoints {checkpoints} is not a folder", file=sys.stderr)
-        return USAGE_ERROR
+        if args.checkpoints is not None:
+            print(f"cardenvs serve: --checkpoints {checkpoints} is not a folder", file=sys.stderr)
+            return USAGE_ERROR
+        print(f"cardenvs: no trained agents at {checkpoints} (not a repository checkout?): offering random and "
+              "heuristic only")
+        checkpoints = None
     print(f"cardenvs: the card table is at http://{args.host}:{args.port}/ (Ctrl-C stops it)")
     try:
         uvicorn.run(create_app(checkpoints), host=args.host, port=args.port, log_level="warning")

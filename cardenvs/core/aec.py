@@ -255,6 +255,13 @@ class CardEnv(AECEnv):
         print(text)
         return None
 
+    def table_text(self, seat: int | None = None) -> str:
+        """The public table as text (what ``render()`` shows), then ``seat``'s private view when given."""
+        self._check_reset("table_text")
+        text = self.game.render(self._records[0], self.params)
+        private = "" if seat is None else self.game.render_private(self._records[0], self.params, seat)
+        return f"{text}\n{private}" if private else text
+
     def table_svg(self, seat: int | None = None, open_hands: bool = False) -> str:
         """The table as an SVG picture: the public table, plus ``seat``'s private cards, or every seat's with
         ``open_hands`` (draws no randomness, changes nothing)."""

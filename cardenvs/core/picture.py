@@ -39,6 +39,8 @@ SEAT_COLUMNS_MAX = 4
 SEAT_PAD = 8
 STACK_OFFSET = 3  # how far each back of a stack is shifted
 STACK_BACKS = 3  # backs drawn for a stack, however many cards it holds
+BADGE_W = 28  # a stack's count badge
+LABEL_CHAR_W = 6.5  # the width of a character of an 11-unit label, a little over its mean
 
 FONT = "DejaVu Sans, Arial, sans-serif"
 COLOURS = {
@@ -145,10 +147,12 @@ def _card_svg(x: float, y: float, card: Card | None) -> str:
 
 
 def _pile_width(pile: Pile, room: float) -> float:
+    label = len(pile.label) * LABEL_CHAR_W  # a label never runs into the next pile
     if pile.count is not None:
-        return CARD_W + STACK_OFFSET * (STACK_BACKS - 1) + 2 * CARD_GAP + 28  # the stack and its count badge
-    shown = max(len(pile.cards), 1)
-    return min(room, shown * (CARD_W + CARD_GAP))
+        cards = CARD_W + STACK_OFFSET * (STACK_BACKS - 1) + CARD_GAP + BADGE_W  # the stack and its count badge
+    else:
+        cards = max(len(pile.cards), 1) * (CARD_W + CARD_GAP)
+    return min(room, max(cards, label))
 
 
 def _pile_svg(x: float, y: float, pile: Pile, room: float) -> str:
@@ -166,9 +170,9 @@ def _pile_svg(x: float, y: float, pile: Pile, room: float) -> str:
             for k, card in enumerate(pile.cards):
                 parts.append(_card_svg(x + (backs + k) * STACK_OFFSET, top + (backs + k) * STACK_OFFSET, card))
         badge_x = x + CARD_W + STACK_OFFSET * (STACK_BACKS - 1) + CARD_GAP
-        parts.append(f'<rect x="{badge_x:g}" y="{top + CARD_H / 2 - 10:g}" width="28" height="20" rx="10" '
+        parts.append(f'<rect x="{badge_x:g}" y="{top + CARD_H / 2 - 10:g}" width="{BADGE_W}" height="20" rx="10" '
                      f'fill="{COLOURS["badge"]}" opacity="0.7"/>')
-        parts.append(_text(badge_x + 14, top + CARD_H / 2 + 4, str(pile.count), 12, anchor="middle",
+        parts.append(_text(badge_x + BADGE_W / 2, top + CARD_H / 2 + 4, str(pile.count), 12, anchor="middle",
                            weight="bold"))
     elif not pile.cards:
         parts.append(_text(x, top + CARD_H / 2, "none", 11))

@@ -103,7 +103,6 @@ class LiveTable:
             if spec not in allowed:
                 raise TableError(f"agent {spec!r} for seat {seat} is not offered; choose one of {', '.join(allowed)}")
         self.human = human
-        self.specs = dict(specs)
         layout = self.env.layout
         self.agents = {}
         for seat, spec in specs.items():
@@ -138,10 +137,7 @@ class LiveTable:
 
     def text(self, seat: int | None) -> str:
         """The table as text, with ``seat``'s private view when given."""
-        state = self.env.state_record
-        text = self.game.render(state, self.params)
-        private = "" if seat is None else self.game.render_private(state, self.params, seat)
-        return f"{text}\n{private}" if private else text
+        return self.env.table_text(seat)
 
     def rewards(self) -> list[float] | None:
         return None if not self.over else [self.final.get(a, 0.0) for a in self.env.possible_agents]
@@ -248,10 +244,8 @@ class ReplayTable:
             self.position = position
 
     def text(self, seat: int | None) -> str:
-        state = self.env.state_record
-        text = self.game.render(state, self.params)
-        private = "" if seat is None else self.game.render_private(state, self.params, seat)
-        return f"{text}\n{private}" if private else text
+        """The table as text, with ``seat``'s private view when given."""
+        return self.env.table_text(seat)
 
 
 def load_record(data: bytes, name: str) -> GameRecord:

@@ -8,6 +8,8 @@ import warnings
 import numpy as np
 import pytest
 
+import cardenvs
+
 pytest.importorskip("starlette", reason="the web extra is not installed")
 with warnings.catch_warnings():  # Starlette's test client names its preferred HTTP client
     warnings.simplefilter("ignore")
@@ -35,11 +37,28 @@ def _table(client, location):
 
 
 def test_the_front_page_lists_every_game_with_its_pages(client):
-    import cardenvs
-
     page = client.get("/").text
     for env_id in cardenvs.available_envs():
         assert f'href="/play/{env_id}"' in page and f'href="/watch/{env_id}"' in page
+
+
+@pytest.mark.parametrize("env_id", cardenvs.available_envs())
+def test_every_game_opens_its_play_and_watch_pages_and_a_watched_game_plays_to_its_end(client, env_id):
+    assert client.get(f"/play/{env_id}").status_code == 200
+    assert client.get(f"/watch/{env_id}").status_code == 200
+    location = _start(client, env_id, mode="watch", short="1", players=str(_players(env_id)))
+    table = _table(client, location)
+    for view in ("public", "all", "0"):
+        assert client.get(f"{location}?view={view}").status_code == 200
+    assert client.post(f"{location}/step", data={"query": "view=all"}).status_code == 200
+    assert len(table.log) == 1
+    assert client.post(f"{location}/end", data={}).status_code == 200 and table.over
+    assert 'id="result"' in client.get(location).text
+
+
+def _players(env_id: str) -> int:
+    game = cardenvs.get_game(env_id)
+    return game.num_players(game.make_params())
 
 
 def test_an_unknown_game_is_refused_with_the_list_of_games(client):

@@ -83,7 +83,7 @@ def picture(state: np.record, params: SlapParams, shown: frozenset[int]) -> Tabl
     face_up = int(state.face_up)
     faces = [card_face(card) for card in pile[len(pile) - face_up:]]
     centre = [
-        Pile(f"pile, face up (top right; {face_up} in all)", faces[-PILE_FACES_DRAWN:]),
+        Pile(f"face up: {face_up} (top right)", faces[-PILE_FACES_DRAWN:]),
         Pile("burnt under it", count=len(pile) - face_up),
     ]
     return Table(f"Slap, {int(state.cards_played)} cards played", seats, centre, [_phase_line(state)])
