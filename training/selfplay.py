@@ -31,10 +31,7 @@ The algorithm:
   potential at the seat's next decision (0 once its game has ended) minus the potential at this one. Over a game
   the shaping adds up to the opening potential's negative, whatever is played, so it changes no optimal policy;
   it only says sooner whether a decision helped. Slap pays only at the end of games of hundreds of slap windows;
-  shaped on ``stack_sizes`` every won or burnt card counts at once. With ``--shaping-relative`` the potential is
-  the observer's entry minus the mean of the other seats' (in Slap a pile another seat wins then counts too).
-* ``--aux-view`` trains an auxiliary head on the policy's trunk to predict a view of the global state (training
-  only; the agent plays from its observation and never uses the head).
+  shaped on ``stack_sizes`` every won or burnt card counts at once.
 * Illegal actions are masked out of the policy (their logits set to a large negative number).
 * The value head shares the policy's trunk and reads the seat's observation (``--critic observation``, the
   default: the value loss shapes the features the policy uses too). ``--critic global`` makes it a centralised
@@ -147,9 +144,6 @@ class Args:
     slap_v0 (training only; empty: no shaping)"""
     shaping_coef: float = 1.0
     """scale of the --shaping-view potential"""
-    shaping_relative: bool = False
-    """make the potential the observer's entry minus the mean of the other seats' entries (a per-seat view, the
-    observer first), so that what another seat gains counts against the observer"""
     aux_view: str = ""
     """global-state view that an auxiliary head on the policy's trunk learns to predict from the observation,
     e.g. slap_matches for slap_v0 (training only: the agent plays from its observation; empty: none)"""
@@ -255,11 +249,6 @@ def _check_shaping(args: Args) -> None:
     if args.shaping_view not in names:
         raise ValueError(f"--shaping-view {args.shaping_view!r} is not a view of {args.env_id}'s observation; "
                          f"choose from {', '.join(names)}")
-    params = game.make_params()
-    size = next(view.size for view in game.observation_layout(params).views if view.name == args.shaping_view)
-    if args.shaping_relative and size != game.num_players(params):
-        raise ValueError(f"--shaping-relative needs a per-seat view (one entry per seat, the observer first); "
-                         f"{args.shaping_view} has {size} entries for {game.num_players(params)} seats")
 
 
 def _check_aux(args: Args) -> None:
@@ -564,11 +553,7 @@ class Trainer:
         """The shaping potential of observations ``[..., size]`` (zeros without ``--shaping-view``)."""
         if self.shaping_index is None:
             return np.zeros(obs.shape[:-1], np.float32)
-        value = obs[..., self.shaping_index]
-        if self.args.shaping_relative:  # the observer's entry comes first, then the other seats'
-            others = obs[..., self.shaping_index + 1:self.shaping_index + self.num_players]
-            value = value - others.mean(axis=-1)
-        return (self.args.shaping_coef / self.shaping_high) * value
+        return (self.args.shaping_coef / self.shaping_high) * obs[..., self.shaping_index]
 
     def shaped_rewards(self, obs, reward, done, next_step, seat, bootstrap_potential) -> np.ndarray:
         """``reward[t]`` plus ``gamma * potential(next decision) - potential(this one)`` along each seat's chain,

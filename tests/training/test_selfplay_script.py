@@ -96,17 +96,6 @@ def test_potential_shaping_along_a_seat_s_chain_telescopes_to_the_opening_potent
     assert unshaped.shaped_rewards(obs, reward, done, next_step, seat, bootstrap_potential) is reward
 
 
-def test_a_relative_potential_is_the_observer_s_entry_less_the_others_mean(tmp_path):
-    trainer = _trainer(tmp_path, "--shaping-view", "chips", "--shaping-coef", "2", "--shaping-relative")
-    obs = np.zeros((3, trainer.layout.size), np.float32)
-    start = trainer.layout.offsets["chips"][0]
-    high = next(view.high for view in trainer.layout.views if view.name == "chips")
-    obs[:, start:start + 4] = [[3, 1, 2, 0], [0, 3, 3, 3], [2, 2, 2, 2]]
-    assert np.allclose(trainer.potential(obs), 2 / high * np.array([3 - 1, 0 - 3, 0]))
-    with pytest.raises(ValueError, match="--shaping-relative needs a per-seat view"):
-        selfplay.resolve(selfplay.parse_args([*TINY, "--shaping-view", "pot", "--shaping-relative"]))
-
-
 def test_a_shaping_view_must_be_one_of_the_game_s_observation_views():
     with pytest.raises(ValueError, match="--shaping-view 'nope' is not a view of slabberjan_v0's observation"):
         selfplay.resolve(selfplay.parse_args([*TINY, "--shaping-view", "nope"]))
