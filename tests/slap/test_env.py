@@ -47,3 +47,17 @@ def test_a_full_deck_deal_is_reproducible_through_the_env():
     second.reset(seed=1, options={"deal": {"dealer": 0, "deck": [int(c) for c in deck]}})
     assert first.unwrapped.snapshot() == second.unwrapped.snapshot()
     assert first.unwrapped.state_record.deck[:52].tolist() == [int(c) for c in deck]
+
+
+def test_a_window_s_choices_stay_secret_until_it_closes_and_a_slap_is_announced_then():
+    env = cardenvs.env("slap_v0", num_players=3)
+    env.reset(seed=0, options={"deal": {"dealer": 2, "stacks": [["4c", "9c"], ["4h"], []]}})
+    game, params = env.unwrapped.game, env.unwrapped.params
+    assert {game.public_action_name(params, a) for a in (PASS, SLAP)} == {"chooses (shown when the window closes)"}
+    announced = []
+    for action in (PASS, PASS, PASS, PASS, SLAP, PASS):  # 4c: all pass (nothing said); 4h: seat 2 slaps the double
+        before = env.unwrapped.state_record.copy()
+        env.step(action)
+        announced.append(game.describe_step(before, env.unwrapped.state_record.copy(), params))
+    assert announced[:5] == [[]] * 5
+    assert announced[5] == ["the slap window closes: player_2 slapped; player_2 wins the pile"]

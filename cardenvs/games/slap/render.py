@@ -99,12 +99,13 @@ def _phase_line(state: np.record) -> str:
 
 
 def describe_step(before: np.record, after: np.record, params: SlapParams) -> list[str]:
-    """What everybody learns when a step closes a slap window: who slapped and who won the pile."""
+    """What everybody learns when a step closes a slap window in which someone slapped: who slapped and who won
+    the pile (a window that everybody passed, the common case, announces nothing)."""
     if before.phase != PHASE_WINDOW or int(before.window_index) != int(before.window_size) - 1:
         return []
     slappers = [f"player_{seat}" for seat in range(int(after.num_players)) if after.last_slapped[seat]]
     if not slappers:
-        return ["the slap window closes: nobody slapped"]
+        return []
     line = f"the slap window closes: {', '.join(slappers)} slapped"
     if after.last_winner != NO_PLAYER:
         return [f"{line}; player_{int(after.last_winner)} wins the pile"]
