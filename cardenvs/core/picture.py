@@ -17,7 +17,7 @@ The SVG carries data attributes for programs that read it (the browser tests do)
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from html import escape
 
@@ -287,8 +287,3 @@ def count_words(count: int, what: str) -> str:
 def face_down(count: int) -> list[None]:
     """``count`` face-down cards for a pile's ``cards``."""
     return [FACE_DOWN] * int(count)
-
-
-def cards_of(ids: Iterable[int], card: Callable[[int], Card]) -> list[Card]:
-    """The faces of card ids, by a game's id-to-:class:`Card` function."""
-    return [card(int(c)) for c in ids]
