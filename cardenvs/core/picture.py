@@ -40,6 +40,7 @@ SEAT_PAD = 8
 STACK_OFFSET = 3  # how far each back of a stack is shifted
 STACK_BACKS = 3  # backs drawn for a stack, however many cards it holds
 BADGE_W = 28  # a stack's count badge
+RANK_SIZE = 13  # font size of a card's rank, the largest a long rank's name is written in
 LABEL_CHAR_W = 6.5  # the width of a character of an 11-unit label, a little over its mean
 
 FONT = "DejaVu Sans, Arial, sans-serif"
@@ -131,7 +132,7 @@ def _card_svg(x: float, y: float, card: Card | None) -> str:
                 f'stroke="{COLOURS["back_edge"]}" stroke-width="1" stroke-dasharray="3 2"/></g>')
     ink = COLOURS["red"] if card.red else COLOURS["black"]
     # A long rank (a Slabberjan piece's name) is written small across the card instead of in the corner.
-    rank_size = 13 if len(card.rank) <= 2 else max(7, int(2.4 * CARD_W / len(card.rank)))
+    rank_size = RANK_SIZE if len(card.rank) <= 2 else max(7, min(RANK_SIZE, int(2.4 * CARD_W / len(card.rank))))
     parts = [f'<g class="card" data-card="{escape(card.label)}">',
              f'<rect x="{x:g}" y="{y:g}" width="{CARD_W}" height="{CARD_H}" rx="4" fill="{COLOURS["card"]}" '
              f'stroke="{COLOURS["card_edge"]}" stroke-width="1"/>']
