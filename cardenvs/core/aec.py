@@ -269,7 +269,8 @@ class CardEnv(AECEnv):
         if self.game.picture is None:
             raise ValueError(f"{self.game.env_id} draws no table picture (its Game has no picture function)")
         n = len(self.possible_agents)
-        if seat is not None and not (isinstance(seat, (int, np.integer)) and 0 <= seat < n):
+        if seat is not None and (isinstance(seat, bool) or not isinstance(seat, (int, np.integer))
+                                 or not 0 <= seat < n):
             raise ValueError(f"seat={seat!r} is not allowed; choose None or a seat from 0 to {n - 1}")
         picture = self.game.picture(self._records[0], self.params, seats_shown(seat, n, open_hands))
         return table_svg(picture)

@@ -122,8 +122,9 @@ def test_rgb_array_render_is_an_image_of_the_table():
 def test_a_bad_seat_for_a_picture_is_refused():
     env = cardenvs.env("slap_v0")
     env.reset(seed=0)
-    with pytest.raises(ValueError, match="seat=4 is not allowed; choose None or a seat from 0 to 3"):
-        env.table_svg(seat=4)
+    for seat in (4, -1, True, "0"):
+        with pytest.raises(ValueError, match="is not allowed; choose None or a seat from 0 to 3"):
+            env.table_svg(seat=seat)
 
 
 def test_a_game_without_a_picture_refuses_rgb_array_and_table_svg_with_a_message():
