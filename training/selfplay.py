@@ -451,10 +451,10 @@ class Trainer:
                 mine = learner[rows, seat]
                 picked = np.flatnonzero(mine)
                 critic_input = None
+                states = venv.global_states() if aux_size or self.central else None  # encoded once a step
                 if aux_size:
-                    buffer_aux[t, picked] = venv.global_states()[picked, self.aux_slice] * self.aux_scale
+                    buffer_aux[t, picked] = states[picked, self.aux_slice] * self.aux_scale
                 if self.central:
-                    states = venv.global_states()
                     buffer_critic[t, picked] = self.network.critic_input(states[picked], seat[picked], players)
                     critic_input = th.from_numpy(buffer_critic[t, picked])
                 self.timers.lap("bookkeeping")

@@ -36,6 +36,11 @@ PILE_CARDS_SHOWN = 8
 RANK_PLURALS = ("Aces", "2s", "3s", "4s", "5s", "6s", "7s", "8s", "9s", "10s", "Jacks", "Queens", "Kings")
 
 
+def _cards_at(location: np.ndarray, where: int) -> list[int]:
+    """The ids of the cards at one location, ascending."""
+    return np.flatnonzero(location == where).tolist()
+
+
 def _names(cards: list[int]) -> str:
     return " ".join(pretty_name(c) for c in cards) if cards else "none"
 
@@ -52,8 +57,8 @@ def render(state: np.record, params: GinSlaughtreParams) -> str:
             notes.append("to act" + (" (must play 5 or lower)" if state.restricted else ""))
         if phase == PHASE_ARRANGE and state.pending_arrangement[seat] >= 0:
             notes.append("has chosen")
-        up = [c for c in range(NUM_CARDS) if location[c] == LOC_UP + seat]
-        known = [c for c in range(NUM_CARDS) if location[c] == LOC_HAND + seat and state.known[c]]
+        up = _cards_at(location, LOC_UP + seat)
+        known = [c for c in _cards_at(location, LOC_HAND + seat) if state.known[c]]
         line = (
             f"  player_{seat}: {int(state.hand_count[seat])} in hand (known: {_names(known)}); "
             f"upcards: {_names(up)}"
@@ -76,7 +81,7 @@ def render_private(state: np.record, params: GinSlaughtreParams, player: int) ->
     """What only ``player`` sees: its whole hand and, while arranging, its seven cards numbered as the actions
     number them (by id) and the arrangement it has chosen but not yet revealed."""
     location = np.asarray(state.location)
-    hand = [c for c in range(NUM_CARDS) if location[c] == LOC_HAND + player]
+    hand = _cards_at(location, LOC_HAND + player)
     lines = [f"player_{player} (you): hand {_names(hand)}"]
     if int(state.phase) == PHASE_ARRANGE:
         # Both locations hold the seven cards an arrangement chooses from, in id order (actions.ARRANGEMENTS).
@@ -193,14 +198,14 @@ def picture(state: np.record, params: GinSlaughtreParams, shown: frozenset[int])
     phase = int(state.phase)
     seats = []
     for seat in range(NUM_PLAYERS):
-        hand = [c for c in range(NUM_CARDS) if location[c] == LOC_HAND + seat]
+        hand = _cards_at(location, LOC_HAND + seat)
         if seat in shown:
             hand_cards = [card_face(c) for c in hand]
         else:
             known = [c for c in hand if state.known[c]]
             hand_cards = [card_face(c) for c in known] + face_down(len(hand) - len(known))
         piles = [Pile("hand", hand_cards),
-                 Pile("upcards", [card_face(c) for c in range(NUM_CARDS) if location[c] == LOC_UP + seat])]
+                 Pile("upcards", [card_face(c) for c in _cards_at(location, LOC_UP + seat)])]
         if state.num_downcards:
             piles.append(Pile("downcards", face_down(int(state.down_count[seat]))))
         facts = [count_words(int(state.hand_count[seat]), "card") + " in hand"]

@@ -22,14 +22,7 @@ def render(state: np.record, params: SlabberjanParams) -> str:
             notes.append("out")
         if seat == state.current_player:
             notes.append("to act")
-        if state.acted[seat] in _ACT_WORDS:
-            notes.append(_ACT_WORDS[int(state.acted[seat])])
-        if state.announced[seat] != NO_PIECE:
-            notes.append(f"announced the {kind_name(int(state.announced[seat]))}")
-        if state.fool_knocked[seat]:
-            notes.append("knocked (fool)")
-        if state.owes[seat]:
-            notes.append("owes a chip")
+        notes += _round_notes(state, seat)
         if state.shown[seat] != NO_PIECE:
             paid = ", paid" if state.paid[seat] else ""
             notes.append(f"last showdown: {kind_name(int(state.shown[seat]))}{paid}")
@@ -40,9 +33,26 @@ def render(state: np.record, params: SlabberjanParams) -> str:
         f"set aside: {', '.join(aside) if aside else 'none'}"
     )
     if state.phase == PHASE_OVER:
-        results = ", ".join(f"player_{s} {float(r):+g}" for s, r in enumerate(state.rewards))
-        lines.append(f"  game over: {results}")
+        lines.append(f"  {_result_line(state)}")
     return "\n".join(lines)
+
+
+def _round_notes(state: np.record, seat: int) -> list[str]:
+    """What everybody knows of a seat's part in this round: its move, an announced matador, a knock, a debt."""
+    notes = []
+    if state.acted[seat] in _ACT_WORDS:
+        notes.append(_ACT_WORDS[int(state.acted[seat])])
+    if state.announced[seat] != NO_PIECE:
+        notes.append(f"announced the {kind_name(int(state.announced[seat]))}")
+    if state.fool_knocked[seat]:
+        notes.append("knocked (fool)")
+    if state.owes[seat]:
+        notes.append("owes a chip")
+    return notes
+
+
+def _result_line(state: np.record) -> str:
+    return "game over: " + ", ".join(f"player_{s} {float(r):+g}" for s, r in enumerate(state.rewards))
 
 
 def render_private(state: np.record, params: SlabberjanParams, player: int) -> str:
@@ -79,15 +89,7 @@ def picture(state: np.record, params: SlabberjanParams, shown: frozenset[int]) -
     holds it, or a shown seat knows it) and the piece it turned up at the last showdown."""
     seats = []
     for seat in range(int(state.num_players)):
-        facts = [count_words(int(state.chips[seat]), "chip")]
-        if state.acted[seat] in _ACT_WORDS:
-            facts.append(_ACT_WORDS[int(state.acted[seat])])
-        if state.announced[seat] != NO_PIECE:
-            facts.append(f"announced the {kind_name(int(state.announced[seat]))}")
-        if state.fool_knocked[seat]:
-            facts.append("knocked (fool)")
-        if state.owes[seat]:
-            facts.append("owes a chip")
+        facts = [count_words(int(state.chips[seat]), "chip"), *_round_notes(state, seat)]
         piles = [_piece_pile(state, seat, shown)] if state.in_game[seat] else []
         if state.shown[seat] != NO_PIECE:
             piles.append(Pile("last showdown" + (", paid" if state.paid[seat] else ""),
@@ -97,6 +99,6 @@ def picture(state: np.record, params: SlabberjanParams, shown: frozenset[int]) -
     aside = [f"{KIND_NAMES[k]} ×{int(c)}" for k, c in enumerate(state.set_aside) if c]
     status = [f"pot {count_words(int(state.pot), 'chip')}; set aside: {', '.join(aside) if aside else 'none'}"]
     if state.phase == PHASE_OVER:
-        status.append("game over: " + ", ".join(f"player_{s} {float(r):+g}" for s, r in enumerate(state.rewards)))
+        status.append(_result_line(state))
     return Table(f"Slabberjan, round {int(state.round_number)}, dealer player_{int(state.dealer)}", seats,
                  [Pile("bag", count=int(state.bag_size))], status)

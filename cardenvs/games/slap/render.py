@@ -8,7 +8,7 @@ from cardenvs.core.game import NO_PLAYER
 from cardenvs.core.picture import Card, Pile, Seat, Table, count_words
 from cardenvs.games.slap.cards import FIRST_JOKER, JOKER_RANK, NUM_SUITS, RANK_NAMES, card_name
 from cardenvs.games.slap.params import SlapParams
-from cardenvs.games.slap.rules import PHASE_OVER, PHASE_PLAY, PHASE_WINDOW, pile_cards
+from cardenvs.games.slap.rules import PHASE_PLAY, PHASE_WINDOW, pile_cards
 
 SUIT_SYMBOLS = ("♣", "♦", "♥", "♠")  # in suit id order (c d h s)
 
@@ -18,17 +18,7 @@ def render(state: np.record, params: SlapParams) -> str:
     n = int(state.num_players)
     lines = [f"Slap, {int(state.cards_played)} cards played, dealer player_{int(state.dealer)}"]
     for seat in range(n):
-        notes = []
-        if state.eliminated[seat]:
-            notes.append("out")
-        if seat == state.played_last and state.face_up > 0:
-            notes.append("played the top card")
-        if seat == state.challenger:
-            notes.append("challenger")
-        if seat == state.payer:
-            notes.append(f"pays, {int(state.chances_left)} chance(s) left")
-        if state.last_slapped[seat]:
-            notes.append("won the last slap" if seat == state.last_winner else "slapped in the last window")
+        notes = (["out"] if state.eliminated[seat] else []) + _seat_notes(state, seat)
         if seat == state.current_player:
             notes.append("to act")
         held = int(state.stack_size[seat])
@@ -39,14 +29,24 @@ def render(state: np.record, params: SlapParams) -> str:
     lines.append(f"  pile: {len(pile) - face_up} face down, face up (bottom → top): {shown or 'none'}")
     if state.phase == PHASE_WINDOW:
         lines.append(f"  slap window: {int(state.window_index)} of {int(state.window_size)} seats have chosen")
-    elif state.phase == PHASE_PLAY:
-        lines.append(f"  player_{int(state.to_play)} to play a card")
-    elif state.phase == PHASE_OVER:
-        how = "truncated" if state.truncated else "over"
-        results = ", ".join(f"player_{s} {float(r):+g}" for s, r in enumerate(state.rewards))
-        lines.append(f"  game {how}: {results}")
+    else:
+        lines.append(f"  {_phase_line(state)}")
     assert NO_PLAYER == -1
     return "\n".join(lines)
+
+
+def _seat_notes(state: np.record, seat: int) -> list[str]:
+    """What the table shows about a seat's part in the current pile and the last slap window."""
+    notes = []
+    if seat == state.played_last and state.face_up > 0:
+        notes.append("played the top card")
+    if seat == state.challenger:
+        notes.append("challenger")
+    if seat == state.payer:
+        notes.append(f"pays, {int(state.chances_left)} chance(s) left")
+    if state.last_slapped[seat]:
+        notes.append("won the last slap" if seat == state.last_winner else "slapped in the last window")
+    return notes
 
 
 #: face-up cards of the pile drawn (the slap rules look at the top four and the first face-up card)
@@ -68,15 +68,7 @@ def picture(state: np.record, params: SlapParams, shown: frozenset[int]) -> Tabl
     n = int(state.num_players)
     seats = []
     for seat in range(n):
-        facts = [count_words(int(state.stack_size[seat]), "card")]
-        if seat == state.played_last and state.face_up > 0:
-            facts.append("played the top card")
-        if seat == state.challenger:
-            facts.append("challenger")
-        if seat == state.payer:
-            facts.append(f"pays: {count_words(int(state.chances_left), 'chance')} left")
-        if state.last_slapped[seat]:
-            facts.append("won the last slap" if seat == state.last_winner else "slapped last window")
+        facts = [count_words(int(state.stack_size[seat]), "card"), *_seat_notes(state, seat)]
         seats.append(Seat(f"player_{seat}", facts, [Pile("stack", count=int(state.stack_size[seat]))],
                           to_act=seat == state.current_player, out=bool(state.eliminated[seat])))
     pile = pile_cards(state)
@@ -90,6 +82,7 @@ def picture(state: np.record, params: SlapParams, shown: frozenset[int]) -> Tabl
 
 
 def _phase_line(state: np.record) -> str:
+    """Who is to act, or the result once the game is over."""
     if state.phase == PHASE_WINDOW:
         return f"slap window: player_{int(state.current_player)} to slap or pass"
     if state.phase == PHASE_PLAY:
