@@ -149,6 +149,9 @@ class Args:
     e.g. slap_matches for slap_v0 (training only: the agent plays from its observation; empty: none)"""
     aux_coef: float = 1.0
     """weight of the --aux-view prediction loss (binary cross-entropy per entry, over the view's upper bound)"""
+    aux_balance: float = 1.0
+    """most weight of a non-zero --aux-view target: each entry's non-zero targets weigh its zeros over its
+    non-zeros in the rollout, capped here, so that a rare pattern is learnt as well as a common one (1: unweighted)"""
     league_share: float = 0.5
     """share of the games with league opponents, in [0, 1] (the rest: every seat learns)"""
     snapshot_every: Annotated[int | None, shown_default("--total-decisions / 10", "INT")] = None
@@ -254,6 +257,8 @@ def _check_shaping(args: Args) -> None:
 def _check_aux(args: Args) -> None:
     if not (math.isfinite(args.aux_coef) and args.aux_coef >= 0):
         raise ValueError(f"--aux-coef must be 0 or more, got {args.aux_coef}")
+    if not (math.isfinite(args.aux_balance) and args.aux_balance >= 1):
+        raise ValueError(f"--aux-balance must be 1 or more, got {args.aux_balance}")
     if not args.aux_view:
         return
     from cardenvs.core.global_state import state_layout
@@ -292,6 +297,14 @@ def settle_args(argv: Sequence[str] | None) -> Args:
 
 
 # ---------------------------------------------------------------------------------------------- the trainer
+def aux_positive_weights(target, cap: float):
+    """Per entry of an --aux-view target ``[B, K]`` (torch, in [0, 1]): the weight of its non-zero targets in the
+    prediction loss, its zeros over its non-zeros in the batch, between 1 and ``cap`` (an entry with no non-zero
+    target counts one: its weight then has nothing to weigh)."""
+    nonzero = (target > 0).sum(0).to(target.dtype)
+    return ((len(target) - nonzero) / nonzero.clamp(min=1)).clamp(1.0, cap)
+
+
 class Timers:
     """Wall seconds spent per part of the loop, for the report of where the time goes."""
 
@@ -632,6 +645,7 @@ class Trainer:
         with_aux = aux_target is not None and aux_target.shape[1] > 0
         if with_aux:
             aux_target = th.from_numpy(aux_target)
+            aux_weight = aux_positive_weights(aux_target, args.aux_balance)
             totals["aux_loss"] = 0.0
         batches = 0
         for _ in range(args.update_epochs):
@@ -651,7 +665,8 @@ class Trainer:
                 entropy = -(logprobs.exp() * logprobs).sum(1).mean()
                 loss = policy_loss + args.vf_coef * value_loss - args.ent_coef * entropy
                 if with_aux:
-                    aux_loss = th.nn.functional.binary_cross_entropy_with_logits(aux_logits, aux_target[batch])
+                    aux_loss = th.nn.functional.binary_cross_entropy_with_logits(aux_logits, aux_target[batch],
+                                                                                 pos_weight=aux_weight)
                     loss = loss + args.aux_coef * aux_loss
                     totals["aux_loss"] += aux_loss.item()
                 self.optimizer.zero_grad(set_to_none=True)

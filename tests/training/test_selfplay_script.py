@@ -253,6 +253,20 @@ def test_an_auxiliary_view_must_be_one_of_the_global_state_s_views():
         selfplay.resolve(selfplay.parse_args([*TINY, "--aux-view", "nope"]))
     with pytest.raises(ValueError, match="--aux-coef must be 0 or more"):
         selfplay.resolve(selfplay.parse_args([*TINY, "--aux-coef", "-1"]))
+    with pytest.raises(ValueError, match="--aux-balance must be 1 or more"):
+        selfplay.resolve(selfplay.parse_args([*TINY, "--aux-balance", "0.5"]))
+
+
+def test_aux_balance_weighs_a_rare_target_by_its_zeros_over_its_non_zeros_up_to_the_cap():
+    """Columns: one non-zero in eight, seven in eight, never non-zero, one (fractional) in eight."""
+    target = torch.zeros(8, 4)
+    target[0, 0] = 1.0
+    target[1:, 1] = 1.0
+    target[2, 3] = 0.5
+    weights = selfplay.aux_positive_weights(target, 5.0)
+    assert weights.tolist() == [5.0, 1.0, 5.0, 5.0]
+    assert selfplay.aux_positive_weights(target, 100.0).tolist() == [7.0, 1.0, 8.0, 7.0]
+    assert selfplay.aux_positive_weights(target, 1.0).tolist() == [1.0, 1.0, 1.0, 1.0]
 
 
 CHECKPOINTS_DIR = Path(__file__).resolve().parents[2] / "training" / "checkpoints"
