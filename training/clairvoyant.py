@@ -105,7 +105,7 @@ def one_look_choice(table: Table, states: np.recarray, seat: int) -> int:
     record = states[0]
     if record.phase == rules.PHASE_DEALER:
         # The dealer acts last: the showdown that follows is known exactly for each choice.
-        return max(table.legal(states), key=lambda action: chips_left(table.after(states, int(action))[0], seat))
+        return int(max(table.legal(states), key=lambda action: chips_left(table.after(states, int(action))[0], seat)))
     target = rules.left_of(record, seat)
     while record.piece[target] == INN and target != seat:
         target = rules.left_of(record, target)

@@ -127,6 +127,9 @@ class Args:
     """PPO's policy-ratio clip"""
     ent_coef: float = 0.01
     """weight of the entropy bonus (exploration)"""
+    ent_anneal: bool = False
+    """anneal --ent-coef linearly to 0 with the learning rate, so that the late policy sharpens on decisions whose
+    advantage is small"""
     vf_coef: float = 0.5
     """weight of the value loss"""
     max_grad_norm: float = 0.5
@@ -562,6 +565,13 @@ class Trainer:
             share = max(share, (time.monotonic() - started) / (60 * self.args.minutes))
         return min(share, 1.0)
 
+    def schedule(self, started: float) -> tuple[float, float]:
+        """The learning rate and the entropy weight now: the rate anneals linearly to 0 over the budget, and the
+        entropy weight with it under --ent-anneal."""
+        remaining = 1.0 - self.progress(started)
+        args = self.args
+        return args.learning_rate * remaining, args.ent_coef * (remaining if args.ent_anneal else 1.0)
+
     def potential(self, obs: np.ndarray) -> np.ndarray:
         """The shaping potential of observations ``[..., size]`` (zeros without ``--shaping-view``)."""
         if self.shaping_index is None:
@@ -630,8 +640,9 @@ class Trainer:
         import torch as th
 
         args = self.args
+        learning_rate, ent_coef = self.schedule(started)
         for group in self.optimizer.param_groups:
-            group["lr"] = args.learning_rate * (1.0 - self.progress(started))
+            group["lr"] = learning_rate
         obs, mask, action = th.from_numpy(obs), th.from_numpy(mask), th.from_numpy(action)
         critic_input = th.from_numpy(critic_input)
         old_logprob, old_value = th.from_numpy(old_logprob), th.from_numpy(old_value)
@@ -663,7 +674,7 @@ class Trainer:
                 policy_loss = th.max(-adv * ratio, -adv * ratio.clamp(1 - args.clip_coef, 1 + args.clip_coef)).mean()
                 value_loss = 0.5 * (value - target[batch]).square().mean()
                 entropy = -(logprobs.exp() * logprobs).sum(1).mean()
-                loss = policy_loss + args.vf_coef * value_loss - args.ent_coef * entropy
+                loss = policy_loss + args.vf_coef * value_loss - ent_coef * entropy
                 if with_aux:
                     aux_loss = th.nn.functional.binary_cross_entropy_with_logits(aux_logits, aux_target[batch],
                                                                                  pos_weight=aux_weight)

@@ -257,6 +257,16 @@ def test_an_auxiliary_view_must_be_one_of_the_global_state_s_views():
         selfplay.resolve(selfplay.parse_args([*TINY, "--aux-balance", "0.5"]))
 
 
+def test_the_learning_rate_anneals_to_zero_and_the_entropy_weight_with_it_under_ent_anneal(tmp_path):
+    options = ["--total-decisions", "100", "--learning-rate", "0.002", "--ent-coef", "0.02"]
+    annealed = _trainer(tmp_path / "annealed", *options, "--ent-anneal")
+    constant = _trainer(tmp_path / "constant", *options)
+    for trainer in (annealed, constant):
+        trainer.decisions = 75
+    assert annealed.schedule(time.monotonic()) == pytest.approx((0.0005, 0.005))
+    assert constant.schedule(time.monotonic()) == pytest.approx((0.0005, 0.02))
+
+
 def test_aux_balance_weighs_a_rare_target_by_its_zeros_over_its_non_zeros_up_to_the_cap():
     """Columns: one non-zero in eight, seven in eight, never non-zero, one (fractional) in eight."""
     target = torch.zeros(8, 4)
