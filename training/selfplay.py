@@ -300,7 +300,7 @@ def settle_args(argv: Sequence[str] | None) -> Args:
 
 
 # ---------------------------------------------------------------------------------------------- the trainer
-def aux_positive_weights(target, cap: float):
+def aux_positive_weights(target: Any, cap: float) -> Any:
     """Per entry of an --aux-view target ``[B, K]`` (torch, in [0, 1]): the weight of its non-zero targets in the
     prediction loss, its zeros over its non-zeros in the batch, between 1 and ``cap`` (an entry with no non-zero
     target counts one: its weight then has nothing to weigh)."""
