@@ -133,14 +133,23 @@ def rollout_choice(table: Table, states: np.recarray, seat: int, clairvoyant: np
     return int(actions[int(np.argmax(means))])
 
 
+def choose(table: Table, states: np.recarray, clairvoyant: np.ndarray, rollouts: int,
+           rng: np.random.Generator) -> int:
+    """The action of the seat to act: a random legal one, or the clairvoyant player's (by rollouts when asked)."""
+    seat = states[0].current_player
+    if not clairvoyant[seat]:
+        return int(rng.choice(table.legal(states)))
+    if rollouts:
+        return rollout_choice(table, states, seat, clairvoyant, rollouts, rng)
+    return one_look_choice(table, states, seat)
+
+
 def play_out_round(table: Table, states: np.recarray, clairvoyant: np.ndarray, rng: np.random.Generator) -> None:
+    """Play to the end of the round, the clairvoyant seats by the one-look rule."""
     record = states[0]
     round_number = record.round_number
     while record.phase != rules.PHASE_OVER and record.round_number == round_number:
-        seat = record.current_player
-        legal = table.legal(states)
-        action = one_look_choice(table, states, seat) if clairvoyant[seat] else int(rng.choice(legal))
-        table.game.step(record, action)
+        table.game.step(record, choose(table, states, clairvoyant, 0, rng))
 
 
 def play_match(games: int, rollouts: int = 0, seed: int = 1) -> MatchResult:
@@ -157,14 +166,7 @@ def play_match(games: int, rollouts: int = 0, seed: int = 1) -> MatchResult:
         record = table.states[0]
         won = np.zeros(table.num_players, bool)
         while not (record.terminated or record.truncated):
-            seat = record.current_player
-            if not clairvoyant[seat]:
-                action = int(rng.choice(table.legal(table.states)))
-            elif rollouts:
-                action = rollout_choice(table, table.states, seat, clairvoyant, rollouts, rng)
-            else:
-                action = one_look_choice(table, table.states, seat)
-            table.game.step(record, action)
+            table.game.step(record, choose(table, table.states, clairvoyant, rollouts, rng))
             won |= record.rewards > 0
         wins += bool(won[clairvoyant].any())
         draws += not won.any()
