@@ -46,16 +46,23 @@ class MaskedActorCritic(nn.Module):
         state_scale: per global-state entry, its input factor (``None``: the value reads the observation).
         num_players: the seats (for the centralised critic's one-hot seat).
         aux_size: entries of an auxiliary head on the policy's trunk that learns to predict a view of the global
-            state during training (0: none); playing never uses it.
+            state during training (0: none); playing uses it only with ``aux_to_policy``.
+        aux_to_policy: the policy head also reads the auxiliary head's predictions (probabilities, with no
+            gradient from the policy loss): what the head learnt to recognise in the observation becomes an
+            input the policy can act on directly. Needs ``aux_size``.
     """
 
     def __init__(self, scale: np.ndarray, num_actions: int, hidden: Sequence[int],
-                 state_scale: np.ndarray | None = None, num_players: int = 0, aux_size: int = 0):
+                 state_scale: np.ndarray | None = None, num_players: int = 0, aux_size: int = 0,
+                 aux_to_policy: bool = False):
         super().__init__()
+        if aux_to_policy and not aux_size:
+            raise ValueError("aux_to_policy needs an auxiliary head (aux_size of at least 1)")
         self.register_buffer("scale", th.as_tensor(scale, dtype=th.float32))
         self.trunk, width = _mlp(len(scale), hidden)
+        self.aux_to_policy = aux_to_policy
         # Small initial policy logits: a near-uniform first policy; value heads at unit gain (CleanRL's choice).
-        self.policy_head = _orthogonal(nn.Linear(width, num_actions), 0.01)
+        self.policy_head = _orthogonal(nn.Linear(width + (aux_size if aux_to_policy else 0), num_actions), 0.01)
         self.central = state_scale is not None
         self.num_players = num_players
         if self.central:
@@ -74,24 +81,34 @@ class MaskedActorCritic(nn.Module):
 
         ``critic_input`` is the centralised critic's input (:meth:`critic_input`); ignored without one.
         """
-        return self._heads(self.trunk(obs * self.scale), mask, critic_input)
+        hidden = self.trunk(obs * self.scale)
+        aux_logits = self.aux_head(hidden) if self.aux_to_policy else None
+        return self._heads(hidden, aux_logits, mask, critic_input)
 
     def forward_aux(self, obs: th.Tensor, mask: th.Tensor, critic_input: th.Tensor | None = None
                     ) -> tuple[th.Tensor, th.Tensor, th.Tensor]:
         """:meth:`forward` and the auxiliary head's logits ``[B, aux_size]``, from one pass of the trunk."""
         hidden = self.trunk(obs * self.scale)
-        return (*self._heads(hidden, mask, critic_input), self.aux_head(hidden))
+        aux_logits = self.aux_head(hidden)
+        return (*self._heads(hidden, aux_logits, mask, critic_input), aux_logits)
 
-    def _heads(self, hidden: th.Tensor, mask: th.Tensor, critic_input: th.Tensor | None
-               ) -> tuple[th.Tensor, th.Tensor]:
-        logits = self.policy_head(hidden).masked_fill(~mask, ILLEGAL_LOGIT)
+    def _heads(self, hidden: th.Tensor, aux_logits: th.Tensor | None, mask: th.Tensor,
+               critic_input: th.Tensor | None) -> tuple[th.Tensor, th.Tensor]:
+        logits = self._policy(hidden, aux_logits, mask)
         if self.central:
             return logits, self.critic(critic_input * self.critic_scale).squeeze(-1)
         return logits, self.value_head(hidden).squeeze(-1)
 
+    def _policy(self, hidden: th.Tensor, aux_logits: th.Tensor | None, mask: th.Tensor) -> th.Tensor:
+        if self.aux_to_policy:
+            # detached: the auxiliary head is taught by its own loss alone, so its outputs stay predictions
+            hidden = th.cat([hidden, th.sigmoid(aux_logits).detach()], dim=1)
+        return self.policy_head(hidden).masked_fill(~mask, ILLEGAL_LOGIT)
+
     def policy_logits(self, obs: th.Tensor, mask: th.Tensor) -> th.Tensor:
         """The masked logits alone (what playing needs)."""
-        return self.policy_head(self.trunk(obs * self.scale)).masked_fill(~mask, ILLEGAL_LOGIT)
+        hidden = self.trunk(obs * self.scale)
+        return self._policy(hidden, self.aux_head(hidden) if self.aux_to_policy else None, mask)
 
     def value(self, obs: th.Tensor, critic_input: th.Tensor | None = None) -> th.Tensor:
         """The value alone, ``[B]``: of the observations, or of ``critic_input`` for a centralised critic."""
@@ -144,7 +161,7 @@ def load_model(path: str | Path) -> tuple[MaskedActorCritic, dict[str, Any]]:
     state_scale = state["critic_scale"].numpy()[:-int(info["num_players"])] if "critic_scale" in state else None
     aux_size = int(state["aux_head.weight"].shape[0]) if "aux_head.weight" in state else 0
     network = MaskedActorCritic(state["scale"].numpy(), int(info["num_actions"]), list(info["hidden"]), state_scale,
-                                int(info["num_players"]), aux_size)
+                                int(info["num_players"]), aux_size, bool(info.get("aux_to_policy", False)))
     network.load_state_dict(state)
     return network.eval(), info
 

@@ -155,6 +155,9 @@ class Args:
     aux_balance: float = 1.0
     """most weight of a non-zero --aux-view target: each entry's non-zero targets weigh its zeros over its
     non-zeros in the rollout, capped here, so that a rare pattern is learnt as well as a common one (1: unweighted)"""
+    aux_to_policy: bool = False
+    """the policy head also reads the --aux-view head's predictions (no policy gradient flows into them): the agent
+    then acts on what the head recognises in its observation, and uses the head when playing"""
     league_share: float = 0.5
     """share of the games with league opponents, in [0, 1] (the rest: every seat learns)"""
     snapshot_every: Annotated[int | None, shown_default("--total-decisions / 10", "INT")] = None
@@ -263,6 +266,8 @@ def _check_aux(args: Args) -> None:
     if not (math.isfinite(args.aux_balance) and args.aux_balance >= 1):
         raise ValueError(f"--aux-balance must be 1 or more, got {args.aux_balance}")
     if not args.aux_view:
+        if args.aux_to_policy:
+            raise ValueError("--aux-to-policy needs an --aux-view whose predictions the policy reads")
         return
     from cardenvs.core.global_state import state_layout
 
@@ -372,7 +377,7 @@ class Trainer:
         from agents.selfplay import MaskedActorCritic
 
         return MaskedActorCritic(self.scales[0], self.venv.num_actions, self.args.hidden, self.scales[1],
-                                 self.num_players, self.aux_slice.stop - self.aux_slice.start)
+                                 self.num_players, self.aux_slice.stop - self.aux_slice.start, self.args.aux_to_policy)
 
     # ------------------------------------------------------------------ league
     def league_agents(self) -> tuple[list, list[str]]:
@@ -789,7 +794,7 @@ class Trainer:
         save_model(self.dir / MODEL_NAME, self.network, {
             "env_id": self.args.env_id, "params": params, "observation_size": self.layout.size,
             "num_actions": self.venv.num_actions, "hidden": list(self.args.hidden), "num_players": self.num_players,
-            "critic": self.args.critic})
+            "critic": self.args.critic, "aux_to_policy": self.args.aux_to_policy})
         write_json(self.dir / MODEL_INFO_NAME, self.info())
 
     def final_tournament(self) -> str | None:

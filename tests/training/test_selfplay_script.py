@@ -241,6 +241,37 @@ def test_an_auxiliary_view_trains_a_head_the_playing_agent_never_needs(tmp_path)
     assert last["aux_loss"] < first["aux_loss"]
 
 
+def test_aux_to_policy_feeds_the_head_s_predictions_to_the_policy_which_sends_no_gradient_back(tmp_path):
+    """--aux-to-policy: the policy head reads the auxiliary predictions, the saved model keeps that wiring, and
+    the policy loss leaves the auxiliary head untouched (only the auxiliary loss teaches it)."""
+    run_dir = tmp_path / "wired"
+    assert selfplay.main([*TINY, "--total-decisions", "64", "--aux-view", "pieces", "--aux-to-policy",
+                          "--run-dir", str(run_dir)]) == 0
+    network, info = load_model(run_dir / selfplay.MODEL_NAME)
+    size = _state_view_size("pieces")
+    assert info["aux_to_policy"] and network.aux_to_policy
+    assert network.policy_head.in_features == network.aux_head.in_features + size
+    venv = cardenvs.vector_env(ENV_ID, num_envs=4)
+    obs, masks, _ = venv.reset(seed=0)
+    obs_t, mask_t = torch.as_tensor(obs), torch.as_tensor(masks) != 0
+    assert masks[np.arange(4), SelfPlayAgent(network).act_batch(obs, masks)].all()
+    # the policy depends on the auxiliary head: changing only that head changes the logits
+    before = network.policy_logits(obs_t, mask_t).detach().clone()
+    with torch.no_grad():
+        network.aux_head.bias += 3.0
+    assert not torch.allclose(network.policy_logits(obs_t, mask_t), before)
+    network.zero_grad()
+    logits, value, _ = network.forward_aux(obs_t, mask_t)
+    (torch.log_softmax(logits, dim=1).masked_fill(~mask_t, 0).sum() + value.sum()).backward()
+    assert network.aux_head.weight.grad is None or not network.aux_head.weight.grad.any()
+    assert network.policy_head.weight.grad.any()
+
+
+def test_aux_to_policy_needs_an_auxiliary_view():
+    with pytest.raises(ValueError, match="--aux-to-policy needs an --aux-view"):
+        selfplay.resolve(selfplay.parse_args([*TINY, "--aux-to-policy"]))
+
+
 def _state_view_size(name: str) -> int:
     from cardenvs.core.global_state import state_layout
 
