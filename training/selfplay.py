@@ -130,6 +130,11 @@ class Args:
     ent_anneal: bool = False
     """anneal --ent-coef linearly to 0 with the learning rate, so that the late policy sharpens on decisions whose
     advantage is small"""
+    carry_open_chains: bool = False
+    """a learning seat's latest decision whose game goes on waits for the next rollout (until the seat decides
+    again or the game ends) instead of being bootstrapped with the value of what the seat sees at the rollout's
+    end: for games where a seat stops deciding long before its game ends (out of Slap for good), whose
+    observations the value never learns and whose final reward would otherwise be lost"""
     vf_coef: float = 0.5
     """weight of the value loss"""
     max_grad_norm: float = 0.5
@@ -432,6 +437,10 @@ class Trainer:
         n, players, steps = args.num_envs, self.num_players, args.num_steps
         rows = np.arange(n)
         size, num_actions = self.layout.size, venv.num_actions
+        # With --carry-open-chains, rows 0 … players-1 hold each seat's decision carried over from the last
+        # rollout (row s: seat s's); the rollout's own steps follow them.
+        carry = players if args.carry_open_chains else 0
+        rows_total = carry + steps
         writer = SummaryWriter(str(self.dir / TENSORBOARD_DIR))
         bar = tqdm(total=args.total_decisions, initial=min(self.decisions, args.total_decisions), unit="dec",
                    disable=not args.progress_bar, dynamic_ncols=True, desc=args.env_id)
@@ -443,31 +452,34 @@ class Trainer:
         self.draw_seating(rows, learner, opponent, entries)
         last_decision = np.full((n, players), -1)  # step of each seat's latest decision in this rollout
         returns = np.zeros((n, players), np.float32)  # each seat's reward so far in its game, for the logs
-        buffer_obs = np.zeros((steps, n, size), np.float32)
-        buffer_mask = np.zeros((steps, n, num_actions), bool)
-        buffer_action = np.zeros((steps, n), np.int64)
-        buffer_logprob = np.zeros((steps, n), np.float32)
-        buffer_value = np.zeros((steps, n), np.float32)
-        buffer_reward = np.zeros((steps, n), np.float32)
-        buffer_done = np.zeros((steps, n), bool)  # the game ended before this seat decided again
-        buffer_next = np.zeros((steps, n), np.int64)  # step of this seat's next decision in the rollout (-1: none)
-        buffer_seat = np.zeros((steps, n), np.int64)
-        buffer_valid = np.zeros((steps, n), bool)  # a learner decision was made here
+        buffer_obs = np.zeros((rows_total, n, size), np.float32)
+        buffer_mask = np.zeros((rows_total, n, num_actions), bool)
+        buffer_action = np.zeros((rows_total, n), np.int64)
+        buffer_logprob = np.zeros((rows_total, n), np.float32)
+        buffer_value = np.zeros((rows_total, n), np.float32)
+        buffer_reward = np.zeros((rows_total, n), np.float32)
+        buffer_done = np.zeros((rows_total, n), bool)  # the game ended before this seat decided again
+        buffer_next = np.zeros((rows_total, n), np.int64)  # step of this seat's next decision in the rollout (-1: none)
+        buffer_seat = np.zeros((rows_total, n), np.int64)
+        buffer_valid = np.zeros((rows_total, n), bool)  # a learner decision was made here
         critic_size = len(self.network.critic_scale) if self.central else 0
-        buffer_critic = np.zeros((steps, n, critic_size), np.float32)  # the centralised critic's inputs
+        buffer_critic = np.zeros((rows_total, n, critic_size), np.float32)  # the centralised critic's inputs
         aux_size = self.aux_slice.stop - self.aux_slice.start
-        buffer_aux = np.zeros((steps, n, aux_size), np.float32)  # the --aux-view's targets, in [0, 1]
+        buffer_aux = np.zeros((rows_total, n, aux_size), np.float32)  # the --aux-view's targets, in [0, 1]
         actions = np.zeros(n, np.int64)
         started = time.monotonic() - self.train_seconds
         finished = {}  # league entry (or "self-play") -> learner returns of games ended since the last log
         self.timers = Timers()
+        buffers = (buffer_obs, buffer_mask, buffer_action, buffer_logprob, buffer_value, buffer_reward, buffer_seat,
+                   buffer_critic, buffer_aux)
         while not self.budget_spent(started):
-            last_decision[:] = -1
+            carried = self.carry_over(buffers, last_decision, carry)
             buffer_valid[:] = False
-            buffer_reward[:] = 0
+            buffer_valid[carried[1], carried[0]] = True
+            buffer_reward[carry:] = 0
             buffer_done[:] = False
             buffer_next[:] = -1
-            for t in range(steps):
+            for t in range(carry, rows_total):
                 seat = current.copy()
                 mine = learner[rows, seat]
                 picked = np.flatnonzero(mine)
@@ -514,16 +526,23 @@ class Trainer:
                     returns[ended] = 0
                     self.draw_seating(ended, learner, opponent, entries)
                 self.timers.lap("bookkeeping")
-            made = int(buffer_valid.sum())
-            bootstrap, bootstrap_potential = self.bootstrap_values(learner, last_decision)
+            made = int(buffer_valid[carry:].sum())
+            used = buffer_valid.copy()  # the decisions this update learns from
+            if carry:
+                # open chains wait for the next rollout; their predecessors bootstrap on their stored values
+                game, seat = np.nonzero(last_decision >= 0)
+                used[last_decision[game, seat], game] = False
+                bootstrap = bootstrap_potential = np.zeros((n, players), np.float32)
+                self.refresh_logprobs(buffer_obs[:carry], buffer_mask[:carry], buffer_action[:carry],
+                                      buffer_logprob[:carry], used[:carry])
+            else:
+                bootstrap, bootstrap_potential = self.bootstrap_values(learner, last_decision)
             shaped = self.shaped_rewards(buffer_obs, buffer_reward, buffer_done, buffer_next, buffer_seat,
                                          bootstrap_potential)
-            advantages = self.advantages(buffer_value, shaped, buffer_done, buffer_next, buffer_seat,
-                                         buffer_valid, bootstrap)
+            advantages = self.advantages(buffer_value, shaped, buffer_done, buffer_next, buffer_seat, used, bootstrap)
             self.timers.lap("bookkeeping")
-            stats = self.update(buffer_obs[buffer_valid], buffer_mask[buffer_valid], buffer_critic[buffer_valid],
-                                buffer_action[buffer_valid], buffer_logprob[buffer_valid], buffer_value[buffer_valid],
-                                advantages[buffer_valid], started, buffer_aux[buffer_valid])
+            stats = self.update(buffer_obs[used], buffer_mask[used], buffer_critic[used], buffer_action[used],
+                                buffer_logprob[used], buffer_value[used], advantages[used], started, buffer_aux[used])
             self.timers.lap("update")
             self.decisions += made
             self.updates += 1
@@ -543,6 +562,35 @@ class Trainer:
         writer.close()
         self.checkpoint()
         self.save_model()
+
+    @staticmethod
+    def carry_over(buffers: Sequence[np.ndarray], last_decision: np.ndarray, carry: int
+                   ) -> tuple[np.ndarray, np.ndarray]:
+        """Start a rollout: with ``carry`` leading rows (--carry-open-chains), move each open chain's latest
+        decision (every buffer's row, the rewards credited to it so far included) to its seat's carry row and
+        point ``last_decision`` there; without, close every chain. Returns the carried ``(games, seats)``."""
+        if not carry:
+            last_decision[:] = -1
+            return np.zeros(0, np.int64), np.zeros(0, np.int64)
+        game, seat = np.nonzero(last_decision >= 0)
+        source = last_decision[game, seat]
+        for buffer in buffers:
+            buffer[seat, game] = buffer[source, game]  # fancy indexing reads every source before writing
+        last_decision[game, seat] = seat
+        return game, seat
+
+    def refresh_logprobs(self, obs, mask, action, logprob, used) -> None:
+        """Carried decisions were sampled one or more updates ago: their log-probabilities become the current
+        policy's, so that PPO's ratio starts at 1 for them (a trust region around the policy now)."""
+        import torch as th
+
+        rows = np.nonzero(used)
+        if rows[0].size == 0:
+            return
+        with th.inference_mode():
+            logits = self.network.policy_logits(th.from_numpy(obs[rows]), th.from_numpy(mask[rows]))
+            chosen = th.from_numpy(action[rows])[:, None]
+            logprob[rows] = th.log_softmax(logits, 1).gather(1, chosen).squeeze(1).numpy()
 
     def credit(self, reward, done, learner, last_decision, rewards, terminated, truncated) -> np.ndarray:
         """Credit one step's rewards ``[N, P]`` to each learning seat's latest decision in ``reward`` ``[T, N]``,

@@ -73,6 +73,71 @@ def test_rewards_are_credited_to_each_learning_seat_s_latest_decision_and_trunca
     assert done[2, 0] and done[1, 0] and reward.sum() == 0.5 - 0.75  # a terminated game pays no training reward
 
 
+def test_carry_open_chains_moves_open_decisions_to_their_seat_s_row_where_a_later_final_reward_reaches_them(tmp_path):
+    """--carry-open-chains: at a rollout's start each open chain's latest decision (its rewards so far included)
+    moves to its seat's carry row; a reward arriving later, on another seat's move, is credited there. Without
+    carry rows every chain closes."""
+    trainer = _trainer(tmp_path, "--carry-open-chains")
+    players, steps, n = trainer.num_players, 3, 2
+    carry = players
+    obs = np.zeros((carry + steps, n, 1), np.float32)
+    obs[..., 0] = 10 * np.arange(carry + steps)[:, None] + np.arange(n)  # each row and game tells itself apart
+    reward = np.zeros((carry + steps, n), np.float32)
+    last_decision = np.full((n, players), -1)
+    last_decision[0, 1] = carry + 2  # game 0, seat 1: decided at the rollout's last step, game going on
+    reward[carry + 2, 0] = 0.25
+    last_decision[1, 0] = carry  # game 1, seat 0: decided at the first step, never again
+    games, seats = trainer.carry_over((obs, reward), last_decision, carry)
+    assert sorted(zip(games.tolist(), seats.tolist(), strict=True)) == [(0, 1), (1, 0)]
+    assert obs[1, 0, 0] == 10 * (carry + 2) and reward[1, 0] == 0.25
+    assert obs[0, 1, 0] == 10 * carry + 1
+    assert last_decision[0, 1] == 1 and last_decision[1, 0] == 0 and (last_decision >= 0).sum() == 2
+    done = np.zeros_like(reward, bool)
+    learner = np.ones((n, players), bool)
+    rewards = np.zeros((n, players), np.float32)
+    rewards[0, 1] = -1.0  # game 0 ends on another seat's move; seat 1 learns it lost
+    ended = trainer.credit(reward, done, learner, last_decision, rewards, np.array([True, False]), np.zeros(n, bool))
+    assert ended.tolist() == [0] and reward[1, 0] == pytest.approx(-0.75) and done[1, 0]
+    closed = last_decision.copy()
+    assert trainer.carry_over((obs,), closed, 0)[0].size == 0 and (closed == -1).all()
+
+
+def test_a_deferred_decision_gets_no_advantage_and_its_predecessor_bootstraps_on_its_stored_value(tmp_path):
+    trainer = _trainer(tmp_path, "--gamma", "0.5", "--gae-lambda", "0.5", "--carry-open-chains")
+    value = np.array([[0.2], [0.6]], np.float32)
+    reward = np.array([[0.1], [0.0]], np.float32)
+    none = np.zeros((2, 1), bool)
+    used = np.array([[True], [False]])  # row 1: the chain's open end, waiting for the next rollout
+    adv = trainer.advantages(value, reward, none, np.array([[1], [-1]]), np.zeros((2, 1), np.int64), used,
+                             np.full((1, trainer.num_players), 9.0, np.float32))
+    np.testing.assert_allclose(adv[:, 0], [0.1 + 0.5 * 0.6 - 0.2, 0.0], rtol=1e-6)
+
+
+def test_carried_decisions_take_the_current_policy_s_log_probabilities(tmp_path):
+    trainer = _trainer(tmp_path, "--carry-open-chains")
+    venv = cardenvs.vector_env(ENV_ID, num_envs=2)
+    obs, masks, _ = venv.reset(seed=3)
+    obs, masks = obs[None], masks[None] != 0  # one carry row, two games
+    action = masks[0].argmax(axis=1)[None]
+    logprob = np.full((1, 2), -7.0, np.float32)
+    trainer.refresh_logprobs(obs, masks, action, logprob, np.array([[True, False]]))
+    with torch.no_grad():
+        expected = torch.log_softmax(trainer.network.policy_logits(torch.as_tensor(obs[0]), torch.as_tensor(masks[0])),
+                                     1)[0, action[0, 0]].item()
+    assert logprob[0, 0] == pytest.approx(expected, abs=1e-6) and logprob[0, 1] == -7.0
+
+
+def test_a_run_that_carries_open_chains_counts_only_new_decisions_and_saves_a_playable_model(tmp_path):
+    run_dir = tmp_path / "carry"
+    assert selfplay.main([*TINY, "--total-decisions", "200", "--carry-open-chains", "--run-dir", str(run_dir)]) == 0
+    info = json.loads((run_dir / selfplay.MODEL_INFO_NAME).read_text())
+    assert 200 <= info["decisions"] < 200 + 8 * 8  # one rollout at most past the budget: carried rows not recounted
+    network, _ = load_model(run_dir / selfplay.MODEL_NAME)
+    venv = cardenvs.vector_env(ENV_ID, num_envs=4)
+    obs, masks, _ = venv.reset(seed=0)
+    assert masks[np.arange(4), SelfPlayAgent(network).act_batch(obs, masks)].all()
+
+
 def test_potential_shaping_along_a_seat_s_chain_telescopes_to_the_opening_potential(tmp_path):
     """Each decision gets gamma * potential(next decision of its seat) - potential(its own); 0 after the game's
     end, the potential seen now for an open chain. With gamma 1 a finished chain's shaping sums to -potential(first)."""
