@@ -533,8 +533,6 @@ class Trainer:
                 game, seat = np.nonzero(last_decision >= 0)
                 used[last_decision[game, seat], game] = False
                 bootstrap = bootstrap_potential = np.zeros((n, players), np.float32)
-                self.refresh_logprobs(buffer_obs[:carry], buffer_mask[:carry], buffer_action[:carry],
-                                      buffer_logprob[:carry], used[:carry])
             else:
                 bootstrap, bootstrap_potential = self.bootstrap_values(learner, last_decision)
             shaped = self.shaped_rewards(buffer_obs, buffer_reward, buffer_done, buffer_next, buffer_seat,
@@ -578,19 +576,6 @@ class Trainer:
             buffer[seat, game] = buffer[source, game]  # fancy indexing reads every source before writing
         last_decision[game, seat] = seat
         return game, seat
-
-    def refresh_logprobs(self, obs, mask, action, logprob, used) -> None:
-        """Carried decisions were sampled one or more updates ago: their log-probabilities become the current
-        policy's, so that PPO's ratio starts at 1 for them (a trust region around the policy now)."""
-        import torch as th
-
-        rows = np.nonzero(used)
-        if rows[0].size == 0:
-            return
-        with th.inference_mode():
-            logits = self.network.policy_logits(th.from_numpy(obs[rows]), th.from_numpy(mask[rows]))
-            chosen = th.from_numpy(action[rows])[:, None]
-            logprob[rows] = th.log_softmax(logits, 1).gather(1, chosen).squeeze(1).numpy()
 
     def credit(self, reward, done, learner, last_decision, rewards, terminated, truncated) -> np.ndarray:
         """Credit one step's rewards ``[N, P]`` to each learning seat's latest decision in ``reward`` ``[T, N]``,

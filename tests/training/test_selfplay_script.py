@@ -113,20 +113,6 @@ def test_a_deferred_decision_gets_no_advantage_and_its_predecessor_bootstraps_on
     np.testing.assert_allclose(adv[:, 0], [0.1 + 0.5 * 0.6 - 0.2, 0.0], rtol=1e-6)
 
 
-def test_carried_decisions_take_the_current_policy_s_log_probabilities(tmp_path):
-    trainer = _trainer(tmp_path, "--carry-open-chains")
-    venv = cardenvs.vector_env(ENV_ID, num_envs=2)
-    obs, masks, _ = venv.reset(seed=3)
-    obs, masks = obs[None], masks[None] != 0  # one carry row, two games
-    action = masks[0].argmax(axis=1)[None]
-    logprob = np.full((1, 2), -7.0, np.float32)
-    trainer.refresh_logprobs(obs, masks, action, logprob, np.array([[True, False]]))
-    with torch.no_grad():
-        expected = torch.log_softmax(trainer.network.policy_logits(torch.as_tensor(obs[0]), torch.as_tensor(masks[0])),
-                                     1)[0, action[0, 0]].item()
-    assert logprob[0, 0] == pytest.approx(expected, abs=1e-6) and logprob[0, 1] == -7.0
-
-
 def test_a_run_that_carries_open_chains_counts_only_new_decisions_and_saves_a_playable_model(tmp_path):
     run_dir = tmp_path / "carry"
     assert selfplay.main([*TINY, "--total-decisions", "200", "--carry-open-chains", "--run-dir", str(run_dir)]) == 0
