@@ -20,7 +20,10 @@ The algorithm:
 * Each learning seat's own decisions form its trajectory. A reward that seat ``i`` receives on any step (another
   seat's move, or the end of the game) is credited to seat ``i``'s latest decision; GAE runs along each seat's
   chain of decisions, and a chain still open at the end of a rollout is bootstrapped with the value of what
-  that seat sees then (``VectorEnv.observe``).
+  that seat sees then (``VectorEnv.observe``). A seat that stops deciding before its game ends (out of Slap for
+  good) sees what the value never learns, and its final reward comes rollouts later: ``--carry-open-chains``
+  then keeps each open chain's latest decision in the next rollout's buffer, learned from once the seat decides
+  again or its game ends (PPO's ratio still against the probability it was sampled with).
 * A game cut short by its step limit gives every seat 0. A policy that cannot win yet learns to stall there
   (Stabby Jack's first agent drew 98% of its games against random that way), so ``--truncation-reward``
   (default 0) credits a training reward to every learning seat of a truncated game; the game's own rewards
@@ -39,6 +42,9 @@ The algorithm:
   MAPPO) and the seat it values; only the policy, which reads the seat's own observation, ever plays. On Clabber
   the centralised critic learned more slowly per decision (-0.83 and -0.82 against the rule-based agent after
   2M and 4M decisions, where the shared trunk was at -0.65 and -0.34), so it is an option, not the default.
+* ``--aux-view`` adds a head on the policy's trunk that learns to predict a view of the global state (training
+  only: a dense label for a perception task, such as which slap rules the pile matches); ``--aux-to-policy``
+  also feeds its predictions, detached, to the policy head.
 * After every rollout of ``--num-steps`` env steps, ``--update-epochs`` passes of clipped PPO over the
   decisions collected, in minibatches of ``--minibatch-size``; the learning rate anneals linearly to 0 over the
   run's budget (decisions or minutes, whichever is nearer).
@@ -450,7 +456,7 @@ class Trainer:
         learner = np.zeros((n, players), bool)
         opponent = np.full(n, -1)
         self.draw_seating(rows, learner, opponent, entries)
-        last_decision = np.full((n, players), -1)  # step of each seat's latest decision in this rollout
+        last_decision = np.full((n, players), -1)  # buffer row of each seat's latest decision (-1: none open)
         returns = np.zeros((n, players), np.float32)  # each seat's reward so far in its game, for the logs
         buffer_obs = np.zeros((rows_total, n, size), np.float32)
         buffer_mask = np.zeros((rows_total, n, num_actions), bool)
