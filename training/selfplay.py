@@ -167,8 +167,8 @@ class Args:
     """most weight of a non-zero --aux-view target: each entry's non-zero targets weigh its zeros over its
     non-zeros in the rollout, capped here, so that a rare pattern is learnt as well as a common one (1: unweighted)"""
     aux_to_policy: bool = False
-    """the policy head also reads the --aux-view head's predictions (no policy gradient flows into them): the agent
-    then acts on what the head recognises in its observation, and uses the head when playing"""
+    """the policy head also reads the --aux-view head's predictions (no policy gradient flows into them), so
+    that the agent acts on what the head recognises in its observation; the agent then uses the head to play"""
     league_share: float = 0.5
     """share of the games with league opponents, in [0, 1] (the rest: every seat learns)"""
     snapshot_every: Annotated[int | None, shown_default("--total-decisions / 10", "INT")] = None
