@@ -81,9 +81,7 @@ class MaskedActorCritic(nn.Module):
 
         ``critic_input`` is the centralised critic's input (:meth:`critic_input`); ignored without one.
         """
-        hidden = self.trunk(obs * self.scale)
-        aux_logits = self.aux_head(hidden) if self.aux_to_policy else None
-        return self._heads(hidden, aux_logits, mask, critic_input)
+        return self._heads(self.trunk(obs * self.scale), None, mask, critic_input)
 
     def forward_aux(self, obs: th.Tensor, mask: th.Tensor, critic_input: th.Tensor | None = None
                     ) -> tuple[th.Tensor, th.Tensor, th.Tensor]:
@@ -100,15 +98,18 @@ class MaskedActorCritic(nn.Module):
         return logits, self.value_head(hidden).squeeze(-1)
 
     def _policy(self, hidden: th.Tensor, aux_logits: th.Tensor | None, mask: th.Tensor) -> th.Tensor:
+        """The masked policy logits. ``aux_logits``: the auxiliary head's, when the caller has them (``None``:
+        computed here if the policy reads them)."""
         if self.aux_to_policy:
+            if aux_logits is None:
+                aux_logits = self.aux_head(hidden)
             # detached: the auxiliary head is taught by its own loss alone, so its outputs stay predictions
             hidden = th.cat([hidden, th.sigmoid(aux_logits).detach()], dim=1)
         return self.policy_head(hidden).masked_fill(~mask, ILLEGAL_LOGIT)
 
     def policy_logits(self, obs: th.Tensor, mask: th.Tensor) -> th.Tensor:
         """The masked logits alone (what playing needs)."""
-        hidden = self.trunk(obs * self.scale)
-        return self._policy(hidden, self.aux_head(hidden) if self.aux_to_policy else None, mask)
+        return self._policy(self.trunk(obs * self.scale), None, mask)
 
     def value(self, obs: th.Tensor, critic_input: th.Tensor | None = None) -> th.Tensor:
         """The value alone, ``[B]``: of the observations, or of ``critic_input`` for a centralised critic."""
