@@ -93,13 +93,15 @@ def settle(
     if not (given.resume or given.resume_if_present):
         raise ValueError(f"{run_dir} already holds a run; pass --resume to continue it or choose another --run-dir")
     # Parsed again with the stored arguments as defaults: an option that differs from them was given anew.
-    resumed = parse(type(given)(**stored))
+    # (Compared with the stored run's arguments as the dataclass holds them: it may bring an older form up to date.)
+    defaults = type(given)(**stored)
+    resumed = parse(defaults)
     for name in stored:
         if name in {*may_change, *RESUME_FLAGS, "run_dir"}:
             continue
-        if getattr(resumed, name) != stored[name]:
+        if getattr(resumed, name) != getattr(defaults, name):
             raise ValueError(
-                f"{flag(name)} cannot change when resuming: the run in {run_dir} has {shown(stored[name])}, "
+                f"{flag(name)} cannot change when resuming: the run in {run_dir} has {shown(getattr(defaults, name))}, "
                 f"not {shown(getattr(resumed, name))}; drop the option, or start a new run in another --run-dir"
             )
     return dataclasses.replace(resumed, run_dir=str(run_dir), resume=True, resume_if_present=False)

@@ -42,9 +42,9 @@ The algorithm:
   MAPPO) and the seat it values; only the policy, which reads the seat's own observation, ever plays. On Clabber
   the centralised critic learned more slowly per decision (-0.83 and -0.82 against the rule-based agent after
   2M and 4M decisions, where the shared trunk was at -0.65 and -0.34), so it is an option, not the default.
-* ``--aux-view`` adds a head on the policy's trunk that learns to predict a view of the global state (training
-  only: a dense label for a perception task, such as which slap rules the pile matches); ``--aux-to-policy``
-  also feeds its predictions, detached, to the policy head.
+* ``--aux-view`` adds a head on the policy's trunk that learns to predict one or more views of the global state
+  (training only: a dense label for a perception task, such as which slap rules the pile matches and whether it
+  matches any); ``--aux-to-policy`` also feeds its predictions, detached, to the policy head.
 * After every rollout of ``--num-steps`` env steps, ``--update-epochs`` passes of clipped PPO over the
   decisions collected, in minibatches of ``--minibatch-size``; the learning rate anneals linearly to 0 over the
   run's budget (decisions or minutes, whichever is nearer).
@@ -158,9 +158,9 @@ class Args:
     slap_v0 (training only; empty: no shaping)"""
     shaping_coef: float = 1.0
     """scale of the --shaping-view potential"""
-    aux_view: str = ""
-    """global-state view that an auxiliary head on the policy's trunk learns to predict from the observation,
-    e.g. slap_matches for slap_v0 (training only: the agent plays from its observation; empty: none)"""
+    aux_view: list[str] = field(default_factory=list)
+    """global-state views that an auxiliary head on the policy's trunk learns to predict from the observation,
+    e.g. slap_matches slappable for slap_v0 (training only: the agent plays from its observation; none: no head)"""
     aux_coef: float = 1.0
     """weight of the --aux-view prediction loss (binary cross-entropy per entry, over the view's upper bound)"""
     aux_balance: float = 1.0
@@ -195,6 +195,11 @@ class Args:
     """CPU threads for torch"""
     progress_bar: bool = True
     """show a progress bar"""
+
+    def __post_init__(self) -> None:
+        # a run stored before --aux-view took several views holds one name, or "" for none
+        if isinstance(self.aux_view, str):
+            self.aux_view = [self.aux_view] if self.aux_view else []
 
 
 # ---------------------------------------------------------------------------------------------- command line
@@ -285,9 +290,12 @@ def _check_aux(args: Args) -> None:
     game = cardenvs.get_game(args.env_id)
     layout = state_layout(game, game.make_params())
     names = [view.name for view in layout.views]
-    if args.aux_view not in names:
-        raise ValueError(f"--aux-view {args.aux_view!r} is not a view of {args.env_id}'s global state; "
-                         f"choose from {', '.join(names)}")
+    for view in args.aux_view:
+        if view not in names:
+            raise ValueError(f"--aux-view {view!r} is not a view of {args.env_id}'s global state; "
+                             f"choose from {', '.join(names)}")
+    if len(set(args.aux_view)) < len(args.aux_view):
+        raise ValueError(f"--aux-view names a view twice: {' '.join(args.aux_view)}")
 
 
 def _check_league(args: Args) -> None:
@@ -361,11 +369,12 @@ class Trainer:
                              if args.shaping_view else 1.0)
         self.scales = (input_scale(self.layout),
                        input_scale(state_layout(self.venv.game, self.venv.params)) if self.central else None)
-        self.aux_slice, self.aux_scale = slice(0, 0), None  # the --aux-view's entries of the global state
+        self.aux_index = np.zeros(0, np.int64)  # the --aux-view entries of the global state, in the given order
+        self.aux_scale = None
         if args.aux_view:
             global_layout = state_layout(self.venv.game, self.venv.params)
-            self.aux_slice = slice(*global_layout.offsets[args.aux_view])
-            self.aux_scale = input_scale(global_layout)[self.aux_slice]
+            self.aux_index = np.concatenate([np.arange(*global_layout.offsets[view]) for view in args.aux_view])
+            self.aux_scale = input_scale(global_layout)[self.aux_index]
         th.manual_seed(args.seed)
         self.network = self.new_network()
         self.optimizer = th.optim.Adam(self.network.parameters(), lr=args.learning_rate, eps=1e-5)
@@ -388,7 +397,7 @@ class Trainer:
         from agents.selfplay import MaskedActorCritic
 
         return MaskedActorCritic(self.scales[0], self.venv.num_actions, self.args.hidden, self.scales[1],
-                                 self.num_players, self.aux_slice.stop - self.aux_slice.start, self.args.aux_to_policy)
+                                 self.num_players, len(self.aux_index), self.args.aux_to_policy)
 
     # ------------------------------------------------------------------ league
     def league_agents(self) -> tuple[list, list[str]]:
@@ -470,7 +479,7 @@ class Trainer:
         buffer_valid = np.zeros((rows_total, n), bool)  # a learner decision was made here
         critic_size = len(self.network.critic_scale) if self.central else 0
         buffer_critic = np.zeros((rows_total, n, critic_size), np.float32)  # the centralised critic's inputs
-        aux_size = self.aux_slice.stop - self.aux_slice.start
+        aux_size = len(self.aux_index)
         buffer_aux = np.zeros((rows_total, n, aux_size), np.float32)  # the --aux-view's targets, in [0, 1]
         actions = np.zeros(n, np.int64)
         started = time.monotonic() - self.train_seconds
@@ -492,7 +501,7 @@ class Trainer:
                 critic_input = None
                 states = venv.global_states() if aux_size or self.central else None  # encoded once a step
                 if aux_size:
-                    buffer_aux[t, picked] = states[picked, self.aux_slice] * self.aux_scale
+                    buffer_aux[t, picked] = states[:, self.aux_index][picked] * self.aux_scale
                 if self.central:
                     buffer_critic[t, picked] = self.network.critic_input(states[picked], seat[picked], players)
                     critic_input = th.from_numpy(buffer_critic[t, picked])

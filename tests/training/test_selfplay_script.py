@@ -318,6 +318,40 @@ def test_aux_to_policy_feeds_the_head_s_predictions_to_the_policy_which_sends_no
     assert network.policy_head.weight.grad.any()
 
 
+def test_several_auxiliary_views_are_predicted_together_in_the_order_given(tmp_path):
+    """--aux-view A B: one head predicts both views' entries, A's then B's, read from the global state."""
+    from cardenvs.core.global_state import state_layout
+
+    trainer = _trainer(tmp_path / "two", "--aux-view", "out_order", "pot")
+    game = cardenvs.get_game(ENV_ID)
+    offsets = state_layout(game, game.make_params()).offsets
+    expected = [*range(*offsets["out_order"]), *range(*offsets["pot"])]
+    assert trainer.aux_index.tolist() == expected
+    assert trainer.network.aux_head.out_features == len(expected)
+    run_dir = tmp_path / "run"
+    assert selfplay.main([*TINY, "--total-decisions", "64", "--aux-view", "out_order", "pot", "--aux-to-policy",
+                          "--run-dir", str(run_dir)]) == 0
+    network, _ = load_model(run_dir / selfplay.MODEL_NAME)
+    assert network.aux_head.out_features == len(expected)
+    with pytest.raises(ValueError, match="--aux-view names a view twice: pot pot"):
+        selfplay.resolve(selfplay.parse_args([*TINY, "--aux-view", "pot", "pot"]))
+
+
+@pytest.mark.parametrize(("stored", "read"), [("pot", ["pot"]), ("", [])])
+def test_a_run_stored_with_one_auxiliary_view_name_resumes(tmp_path, stored, read):
+    """Runs stored before --aux-view took several views hold one name (or "" for none) in run.json."""
+    run_dir = tmp_path / "run"
+    views = ["--aux-view", stored] if stored else []
+    assert selfplay.main([*TINY, "--total-decisions", "64", *views, "--run-dir", str(run_dir)]) == 0
+    run_json = run_dir / "run.json"
+    saved = json.loads(run_json.read_text())
+    saved["aux_view"] = stored
+    run_json.write_text(json.dumps(saved))
+    args = selfplay.settle_args(["--run-dir", str(run_dir), "--resume", "--total-decisions", "128"])
+    assert args.aux_view == read and args.resume
+    assert selfplay.main(["--run-dir", str(run_dir), "--resume", "--total-decisions", "128"]) == 0
+
+
 def test_aux_to_policy_needs_an_auxiliary_view():
     with pytest.raises(ValueError, match="--aux-to-policy needs an --aux-view"):
         selfplay.resolve(selfplay.parse_args([*TINY, "--aux-to-policy"]))

@@ -3,7 +3,8 @@
 The first blocks are seat 0's observation (observation.py), whose relative seats are absolute ones. Then: the
 seat to act, the cards in every face-down stack and under the pile (as sets: a stack's order is what it will
 play next, the game's future chance), the choices already made in the open slap window, and which slap rules
-the pile matches now.
+the pile matches now, and whether it matches any (so that a learner's auxiliary task can predict slappability as
+one label, which every slap pattern teaches alike).
 """
 
 from __future__ import annotations
@@ -37,6 +38,7 @@ def state_layout(params: SlapParams) -> ObservationLayout:
         ObservationView(
             "slap_matches", NUM_SLAP_RULES, 0, 1, "1 per active slap rule the pile matches now (slap_rules order)"
         ),
+        ObservationView("slappable", 1, 0, 1, "1 if the pile matches at least one active slap rule now"),
     ]
     layout = ObservationLayout(views)
     assert layout.size == observation_layout(params).size + unobserved_size(n)
@@ -46,7 +48,7 @@ def state_layout(params: SlapParams) -> ObservationLayout:
 @njit(cache=True)
 def unobserved_size(num_players):
     """The size of the blocks after seat 0's observation."""
-    return 2 * num_players + num_players * MAX_CARDS + 2 * MAX_CARDS + NUM_SLAP_RULES
+    return 2 * num_players + num_players * MAX_CARDS + 2 * MAX_CARDS + NUM_SLAP_RULES + 1
 
 
 @njit(cache=True)
@@ -74,6 +76,7 @@ def encode_state(state, out):
     at += n
     for rule in range(NUM_SLAP_RULES):
         out[at + rule] = np.float32((state.slap_matches >> rule) & 1)
+    out[at + NUM_SLAP_RULES] = 1.0 if state.slap_matches != 0 else 0.0
 
 
 #: how a seat's observation reads off this state (``Game.observation_sources``): the seat blocks of seat 0's
@@ -95,6 +98,7 @@ def check_global_state(record: np.record, blocks: dict[str, np.ndarray]) -> None
     assert set(np.flatnonzero(blocks["face_up_cards"]).tolist()) == set(pile[len(pile) - face_up:])
     assert set(np.flatnonzero(blocks["burnt_cards"]).tolist()) == set(pile[: len(pile) - face_up])
     assert np.array_equal(blocks["slap_choices"], record.slap_choice)
+    assert blocks["slappable"][0] == (1.0 if record.slap_matches != 0 else 0.0)
     to_act = [int(record.current_player)] if record.current_player >= 0 else []
     assert list(np.flatnonzero(blocks["to_act"])) == to_act
     # every card in play is in exactly one place
