@@ -44,7 +44,8 @@ The algorithm:
   2M and 4M decisions, where the shared trunk was at -0.65 and -0.34), so it is an option, not the default.
 * ``--aux-view`` adds a head on the policy's trunk that learns to predict one or more views of the global state
   (training only: a dense label for a perception task, such as which slap rules the pile matches and whether it
-  matches any); ``--aux-to-policy`` also feeds its predictions, detached, to the policy head.
+  matches any; ``--aux-seat-views`` turns a view laid out by seat to the deciding seat's side of the table);
+  ``--aux-to-policy`` also feeds its predictions, detached, to the policy head.
 * After every rollout of ``--num-steps`` env steps, ``--update-epochs`` passes of clipped PPO over the
   decisions collected, in minibatches of ``--minibatch-size``; the learning rate anneals linearly to 0 over the
   run's budget (decisions or minutes, whichever is nearer).
@@ -161,6 +162,9 @@ class Args:
     aux_view: list[str] = field(default_factory=list)
     """global-state views that an auxiliary head on the policy's trunk learns to predict from the observation,
     e.g. slap_matches slappable for slap_v0 (training only: the agent plays from its observation; none: no head)"""
+    aux_seat_views: list[str] = field(default_factory=list)
+    """of the --aux-view views, those laid out by seat (a block per seat, seat 0's first), whose blocks are
+    turned so that the deciding seat's comes first, then the next seat's, as its observation sees the table"""
     aux_coef: float = 1.0
     """weight of the --aux-view prediction loss (binary cross-entropy per entry, over the view's upper bound)"""
     aux_balance: float = 1.0
@@ -296,6 +300,14 @@ def _check_aux(args: Args) -> None:
                              f"choose from {', '.join(names)}")
     if len(set(args.aux_view)) < len(args.aux_view):
         raise ValueError(f"--aux-view names a view twice: {' '.join(args.aux_view)}")
+    sizes = {view.name: view.size for view in layout.views}
+    players = game.num_players(game.make_params())
+    for view in args.aux_seat_views:
+        if view not in args.aux_view:
+            raise ValueError(f"--aux-seat-views {view!r} is not one of the --aux-view views")
+        if sizes[view] % players:
+            raise ValueError(f"--aux-seat-views {view!r} has {sizes[view]} entries, not a block per seat of "
+                             f"{args.env_id}'s {players} seats")
 
 
 def _check_league(args: Args) -> None:
@@ -369,12 +381,13 @@ class Trainer:
                              if args.shaping_view else 1.0)
         self.scales = (input_scale(self.layout),
                        input_scale(state_layout(self.venv.game, self.venv.params)) if self.central else None)
-        self.aux_index = np.zeros(0, np.int64)  # the --aux-view entries of the global state, in the given order
+        # per deciding seat, the global-state entries of the --aux-view views in the given order: [seats, K]
+        self.aux_index = np.zeros((self.num_players, 0), np.int64)
         self.aux_scale = None
         if args.aux_view:
             global_layout = state_layout(self.venv.game, self.venv.params)
-            self.aux_index = np.concatenate([np.arange(*global_layout.offsets[view]) for view in args.aux_view])
-            self.aux_scale = input_scale(global_layout)[self.aux_index]
+            self.aux_index = np.stack([self.aux_entries(global_layout, seat) for seat in range(self.num_players)])
+            self.aux_scale = input_scale(global_layout)[self.aux_index[0]]
         th.manual_seed(args.seed)
         self.network = self.new_network()
         self.optimizer = th.optim.Adam(self.network.parameters(), lr=args.learning_rate, eps=1e-5)
@@ -392,12 +405,24 @@ class Trainer:
         if self.resumed:
             self._load_checkpoint()
 
+    def aux_entries(self, global_layout, seat: int) -> np.ndarray:
+        """The global-state entries the auxiliary head predicts for a decision of ``seat``: each --aux-view view
+        in order, a --aux-seat-views view with its seat blocks turned to start at ``seat``."""
+        parts = []
+        for view in self.args.aux_view:
+            start, stop = global_layout.offsets[view]
+            entries = np.arange(start, stop)
+            if view in self.args.aux_seat_views:
+                entries = np.roll(entries.reshape(self.num_players, -1), -seat, axis=0).ravel()
+            parts.append(entries)
+        return np.concatenate(parts)
+
     def new_network(self):
         """A freshly initialised network of this run's shape."""
         from agents.selfplay import MaskedActorCritic
 
         return MaskedActorCritic(self.scales[0], self.venv.num_actions, self.args.hidden, self.scales[1],
-                                 self.num_players, len(self.aux_index), self.args.aux_to_policy)
+                                 self.num_players, self.aux_index.shape[1], self.args.aux_to_policy)
 
     # ------------------------------------------------------------------ league
     def league_agents(self) -> tuple[list, list[str]]:
@@ -479,7 +504,7 @@ class Trainer:
         buffer_valid = np.zeros((rows_total, n), bool)  # a learner decision was made here
         critic_size = len(self.network.critic_scale) if self.central else 0
         buffer_critic = np.zeros((rows_total, n, critic_size), np.float32)  # the centralised critic's inputs
-        aux_size = len(self.aux_index)
+        aux_size = self.aux_index.shape[1]
         buffer_aux = np.zeros((rows_total, n, aux_size), np.float32)  # the --aux-view's targets, in [0, 1]
         actions = np.zeros(n, np.int64)
         started = time.monotonic() - self.train_seconds
@@ -501,7 +526,7 @@ class Trainer:
                 critic_input = None
                 states = venv.global_states() if aux_size or self.central else None  # encoded once a step
                 if aux_size:
-                    buffer_aux[t, picked] = states[:, self.aux_index][picked] * self.aux_scale
+                    buffer_aux[t, picked] = states[picked[:, None], self.aux_index[seat[picked]]] * self.aux_scale
                 if self.central:
                     buffer_critic[t, picked] = self.network.critic_input(states[picked], seat[picked], players)
                     critic_input = th.from_numpy(buffer_critic[t, picked])

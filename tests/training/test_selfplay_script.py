@@ -326,7 +326,7 @@ def test_several_auxiliary_views_are_predicted_together_in_the_order_given(tmp_p
     game = cardenvs.get_game(ENV_ID)
     offsets = state_layout(game, game.make_params()).offsets
     expected = [*range(*offsets["out_order"]), *range(*offsets["pot"])]
-    assert trainer.aux_index.tolist() == expected
+    assert trainer.aux_index.tolist() == [expected] * trainer.num_players  # the same for every deciding seat
     assert trainer.network.aux_head.out_features == len(expected)
     run_dir = tmp_path / "run"
     assert selfplay.main([*TINY, "--total-decisions", "64", "--aux-view", "out_order", "pot", "--aux-to-policy",
@@ -335,6 +335,44 @@ def test_several_auxiliary_views_are_predicted_together_in_the_order_given(tmp_p
     assert network.aux_head.out_features == len(expected)
     with pytest.raises(ValueError, match="--aux-view names a view twice: pot pot"):
         selfplay.resolve(selfplay.parse_args([*TINY, "--aux-view", "pot", "pot"]))
+
+
+def test_a_seat_view_is_turned_to_start_at_the_deciding_seat(tmp_path):
+    """--aux-seat-views: a view laid out by seat is predicted from the deciding seat's side of the table (its own
+    block first, then the next seat's), as its observation's seat blocks are; other views are left as they are."""
+    from cardenvs.core.global_state import state_layout
+
+    trainer = _trainer(tmp_path / "turned", "--aux-view", "pot", "out_order", "--aux-seat-views", "out_order")
+    game = cardenvs.get_game(ENV_ID)
+    offsets = state_layout(game, game.make_params()).offsets
+    pot, (first, stop) = offsets["pot"][0], offsets["out_order"]
+    width = (stop - first) // trainer.num_players
+    for seat in range(trainer.num_players):
+        turned = [first + ((seat + k) % trainer.num_players) * width + e
+                  for k in range(trainer.num_players) for e in range(width)]
+        assert trainer.aux_index[seat].tolist() == [pot, *turned]
+    run_dir = tmp_path / "run"
+    assert selfplay.main([*TINY, "--total-decisions", "64", "--aux-view", "out_order", "--aux-seat-views", "out_order",
+                          "--run-dir", str(run_dir)]) == 0
+    with pytest.raises(ValueError, match="--aux-seat-views 'out_order' is not one of the --aux-view views"):
+        selfplay.resolve(selfplay.parse_args([*TINY, "--aux-view", "pot", "--aux-seat-views", "out_order"]))
+    with pytest.raises(ValueError, match="--aux-seat-views 'pot' has 1 entries, not a block per seat"):
+        selfplay.resolve(selfplay.parse_args([*TINY, "--aux-view", "pot", "--aux-seat-views", "pot"]))
+
+
+def test_a_turned_seat_view_sees_the_table_as_the_deciding_seat_does(tmp_path):
+    """Clabber's hands, turned to a deciding seat, start with the hand that seat's observation shows."""
+    args = selfplay.resolve(selfplay.parse_args([*TINY, "--env-id", "clabber_v0", "--aux-view", "hands",
+                                                 "--aux-seat-views", "hands", "--run-dir", str(tmp_path)]))
+    trainer = selfplay.Trainer(args)
+    venv = trainer.venv
+    own_hand = slice(*venv.layout.offsets["own_hand"])
+    obs, masks, seats = venv.reset(seed=3)
+    for _ in range(20):
+        deciding = np.flatnonzero(seats >= 0)
+        targets = venv.global_states()[deciding[:, None], trainer.aux_index[seats[deciding]]] * trainer.aux_scale
+        np.testing.assert_array_equal(targets[:, :own_hand.stop - own_hand.start], obs[deciding, own_hand])
+        obs, masks, seats, *_ = venv.step(masks.argmax(axis=1))
 
 
 @pytest.mark.parametrize(("stored", "read"), [("pot", ["pot"]), ("", [])])
