@@ -84,6 +84,7 @@ if __spec__ is None:  # run by its path: the repository root holds cardenvs, age
     sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 import cardenvs
+from cardenvs.core.game import ObservationLayout
 from training.cli import invocation, registered_env, shown_default, tyro_missing
 from training.runs import as_flags, flag, match_rows, match_table, settle, tournament, write_json, write_run_args
 
@@ -405,7 +406,7 @@ class Trainer:
         if self.resumed:
             self._load_checkpoint()
 
-    def aux_entries(self, global_layout, seat: int) -> np.ndarray:
+    def aux_entries(self, global_layout: ObservationLayout, seat: int) -> np.ndarray:
         """The global-state entries the auxiliary head predicts for a decision of ``seat``: each --aux-view view
         in order, a --aux-seat-views view with its seat blocks turned to start at ``seat``."""
         parts = []
