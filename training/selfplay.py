@@ -294,14 +294,13 @@ def _check_aux(args: Args) -> None:
 
     game = cardenvs.get_game(args.env_id)
     layout = state_layout(game, game.make_params())
-    names = [view.name for view in layout.views]
+    sizes = {view.name: view.size for view in layout.views}
     for view in args.aux_view:
-        if view not in names:
+        if view not in sizes:
             raise ValueError(f"--aux-view {view!r} is not a view of {args.env_id}'s global state; "
-                             f"choose from {', '.join(names)}")
+                             f"choose from {', '.join(sizes)}")
     if len(set(args.aux_view)) < len(args.aux_view):
         raise ValueError(f"--aux-view names a view twice: {' '.join(args.aux_view)}")
-    sizes = {view.name: view.size for view in layout.views}
     players = game.num_players(game.make_params())
     for view in args.aux_seat_views:
         if view not in args.aux_view:
@@ -388,6 +387,7 @@ class Trainer:
         if args.aux_view:
             global_layout = state_layout(self.venv.game, self.venv.params)
             self.aux_index = np.stack([self.aux_entries(global_layout, seat) for seat in range(self.num_players)])
+            # a view has one upper bound, so turning its seat blocks leaves the scales as seat 0's
             self.aux_scale = input_scale(global_layout)[self.aux_index[0]]
         th.manual_seed(args.seed)
         self.network = self.new_network()

@@ -47,7 +47,7 @@ def state_layout(params: SlapParams) -> ObservationLayout:
 
 @njit(cache=True)
 def unobserved_size(num_players):
-    """The size of the blocks after seat 0's observation."""
+    """The size of the blocks after seat 0's observation (the last, ``slappable``, is one entry)."""
     return 2 * num_players + num_players * MAX_CARDS + 2 * MAX_CARDS + NUM_SLAP_RULES + 1
 
 
