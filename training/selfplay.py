@@ -34,7 +34,9 @@ The algorithm:
   potential at the seat's next decision (0 once its game has ended) minus the potential at this one. Over a game
   the shaping adds up to the opening potential's negative, whatever is played, so it changes no optimal policy;
   it only says sooner whether a decision helped. Slap pays only at the end of games of hundreds of slap windows;
-  shaped on ``stack_sizes`` every won or burnt card counts at once.
+  shaped on ``stack_sizes`` every won or burnt card counts at once. ``--shaping-relative`` takes the observer's
+  entry minus the mean of the view's other entries instead: a lead over the others, as on Clabber's team scores,
+  where a game to 500 pays only after several hands and shaping credits each hand's points to its decisions.
 * Illegal actions are masked out of the policy (their logits set to a large negative number).
 * The value head shares the policy's trunk and reads the seat's observation (``--critic observation``, the
   default: the value loss shapes the features the policy uses too). ``--critic global`` makes it a centralised
@@ -160,6 +162,9 @@ class Args:
     slap_v0 (training only; empty: no shaping)"""
     shaping_coef: float = 1.0
     """scale of the --shaping-view potential"""
+    shaping_relative: bool = False
+    """the potential is the observer's entry minus the mean of the view's other entries: a lead over the others,
+    for a view such as clabber_v0's team scores (own team first)"""
     aux_view: list[str] = field(default_factory=list)
     """global-state views that an auxiliary head on the policy's trunk learns to predict from the observation,
     e.g. slap_matches slappable for slap_v0 (training only: the agent plays from its observation; none: no head)"""
@@ -273,12 +278,17 @@ def _check_shaping(args: Args) -> None:
     if not math.isfinite(args.shaping_coef):
         raise ValueError(f"--shaping-coef must be a finite number, got {args.shaping_coef}")
     if not args.shaping_view:
+        if args.shaping_relative:
+            raise ValueError("--shaping-relative needs a --shaping-view")
         return
     game = cardenvs.get_game(args.env_id)
-    names = [view.name for view in game.observation_layout(game.make_params()).views]
-    if args.shaping_view not in names:
+    sizes = {view.name: view.size for view in game.observation_layout(game.make_params()).views}
+    if args.shaping_view not in sizes:
         raise ValueError(f"--shaping-view {args.shaping_view!r} is not a view of {args.env_id}'s observation; "
-                         f"choose from {', '.join(names)}")
+                         f"choose from {', '.join(sizes)}")
+    if args.shaping_relative and sizes[args.shaping_view] < 2:
+        raise ValueError(f"--shaping-relative compares the observer's entry with the others, but "
+                         f"{args.shaping_view!r} has one entry")
 
 
 def _check_aux(args: Args) -> None:
@@ -376,7 +386,8 @@ class Trainer:
         self.num_players = self.venv.num_players
         self.layout = self.venv.layout
         self.central = args.critic == "global"
-        self.shaping_index = self.layout.offsets[args.shaping_view][0] if args.shaping_view else None
+        # the --shaping-view's entries [start, stop) (None: no shaping); the observer's own entry comes first
+        self.shaping_index = self.layout.offsets[args.shaping_view] if args.shaping_view else None
         self.shaping_high = (next(v.high for v in self.layout.views if v.name == args.shaping_view)
                              if args.shaping_view else 1.0)
         self.scales = (input_scale(self.layout),
@@ -655,7 +666,11 @@ class Trainer:
         """The shaping potential of observations ``[..., size]`` (zeros without ``--shaping-view``)."""
         if self.shaping_index is None:
             return np.zeros(obs.shape[:-1], np.float32)
-        return (self.args.shaping_coef / self.shaping_high) * obs[..., self.shaping_index]
+        start, stop = self.shaping_index
+        value = obs[..., start]
+        if self.args.shaping_relative:
+            value = value - obs[..., start + 1 : stop].mean(axis=-1)
+        return (self.args.shaping_coef / self.shaping_high) * value
 
     def shaped_rewards(self, obs, reward, done, next_step, seat, bootstrap_potential) -> np.ndarray:
         """``reward[t]`` plus ``gamma * potential(next decision) - potential(this one)`` along each seat's chain,

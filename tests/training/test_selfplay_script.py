@@ -147,11 +147,29 @@ def test_potential_shaping_along_a_seat_s_chain_telescopes_to_the_opening_potent
     assert unshaped.shaped_rewards(obs, reward, done, next_step, seat, bootstrap_potential) is reward
 
 
+def test_a_relative_shaping_potential_is_the_observer_s_lead_over_the_mean_of_the_others(tmp_path):
+    """With --shaping-relative the potential is coef / high * (own entry - mean of the view's other entries)."""
+    trainer = _trainer(tmp_path, "--shaping-view", "chips", "--shaping-relative", "--shaping-coef", "2")
+    start, stop = trainer.layout.offsets["chips"]
+    assert stop - start == 4  # Slabberjan's default table: the observer's chips, then three others'
+    high = next(view.high for view in trainer.layout.views if view.name == "chips")
+    obs = np.zeros((2, trainer.layout.size), np.float32)
+    obs[0, start:stop] = [5, 1, 2, 3]  # a lead of 3 over the others' mean of 2
+    obs[1, start:stop] = [0, 3, 3, 0]  # 2 behind
+    np.testing.assert_allclose(trainer.potential(obs), [2 * 3 / high, 2 * -2 / high], rtol=1e-6)
+    absolute = _trainer(tmp_path / "absolute", "--shaping-view", "chips", "--shaping-coef", "2")
+    np.testing.assert_allclose(absolute.potential(obs), [2 * 5 / high, 0.0], rtol=1e-6)
+
+
 def test_a_shaping_view_must_be_one_of_the_game_s_observation_views():
     with pytest.raises(ValueError, match="--shaping-view 'nope' is not a view of slabberjan_v0's observation"):
         selfplay.resolve(selfplay.parse_args([*TINY, "--shaping-view", "nope"]))
     with pytest.raises(ValueError, match="--shaping-coef must be a finite number"):
         selfplay.resolve(selfplay.parse_args([*TINY, "--shaping-coef", "nan"]))
+    with pytest.raises(ValueError, match="--shaping-relative needs a --shaping-view"):
+        selfplay.resolve(selfplay.parse_args([*TINY, "--shaping-relative"]))
+    with pytest.raises(ValueError, match=r"--shaping-relative compares .* 'pot' has one entry"):
+        selfplay.resolve(selfplay.parse_args([*TINY, "--shaping-view", "pot", "--shaping-relative"]))
 
 
 def test_self_play_games_seat_the_learner_everywhere_and_league_games_split_by_side(tmp_path):
