@@ -26,9 +26,9 @@ import numpy as np
 import cardenvs
 from agents.base import act_on_rows
 from agents.registry import make_agent
+from cardenvs.evaluation.tournament import Z_95
 
 ENV_ID = "clabber_v0"
-Z95 = 1.96  # normal quantile of a 95 % confidence interval
 AGENT, RANDOM = 0, 1  # the two partnerships, as indices into the agents that play them
 #: columns of a hand's row: who made trump, then (agent's, random's) trick points, hand points and points added
 MAKER, TRICKS, HAND, ADDED = 0, slice(1, 3), slice(3, 5), slice(5, 7)
@@ -101,7 +101,7 @@ def report(agent: str, table: np.ndarray) -> str:
         lines.append(f"{name:14}{len(hands) / len(table):7.1%}{tricks[0]:8.1f} /{tricks[1]:6.1f}"
                      f"{melds[0]:6.1f} /{melds[1]:6.1f}{added[0]:8.1f} /{added[1]:6.1f}{made:15.1%}")
     lead = table[:, ADDED][:, 0] - table[:, ADDED][:, 1]
-    ci95 = Z95 * lead.std(ddof=1) / math.sqrt(len(lead)) if len(lead) > 1 else 0.0
+    ci95 = Z_95 * lead.std(ddof=1) / math.sqrt(len(lead)) if len(lead) > 1 else 0.0
     lines.append(f"points added a hand, agent minus random: {lead.mean():+.1f} +- {ci95:.1f}; "
                  f"hands in which random adds more: {(lead < 0).mean():.1%}")
     return "\n".join(lines)

@@ -32,11 +32,11 @@ import numpy as np
 
 import cardenvs
 from cardenvs.core.game import new_states
+from cardenvs.evaluation.tournament import Z_95
 from cardenvs.games.slabberjan import rules
 from cardenvs.games.slabberjan.pieces import BIRD, CAT, INN, KNIGHT
 
 ENV_ID = "slabberjan_v0"
-Z95 = 1.96  # normal quantile of a 95 % confidence interval
 #: matadors that cost the attacker a chip (Cat, Knight) or end the turns for nothing (Bird)
 AVOIDED = (CAT, KNIGHT, BIRD)
 OUT = -1.0  # the chips value of a seat that is out, or owes and will be out at the round's end
@@ -67,7 +67,7 @@ class MatchResult:
     @property
     def ci95(self) -> float:
         rate = self.win_rate
-        return Z95 * math.sqrt(rate * (1.0 - rate) / self.games)
+        return Z_95 * math.sqrt(rate * (1.0 - rate) / self.games)
 
 
 class Table:

@@ -387,7 +387,7 @@ class Trainer:
         self.layout = self.venv.layout
         self.central = args.critic == "global"
         # the --shaping-view's entries [start, stop) (None: no shaping); the observer's own entry comes first
-        self.shaping_index = self.layout.offsets[args.shaping_view] if args.shaping_view else None
+        self.shaping_entries = self.layout.offsets[args.shaping_view] if args.shaping_view else None
         self.shaping_high = (next(v.high for v in self.layout.views if v.name == args.shaping_view)
                              if args.shaping_view else 1.0)
         self.scales = (input_scale(self.layout),
@@ -664,9 +664,9 @@ class Trainer:
 
     def potential(self, obs: np.ndarray) -> np.ndarray:
         """The shaping potential of observations ``[..., size]`` (zeros without ``--shaping-view``)."""
-        if self.shaping_index is None:
+        if self.shaping_entries is None:
             return np.zeros(obs.shape[:-1], np.float32)
-        start, stop = self.shaping_index
+        start, stop = self.shaping_entries
         value = obs[..., start]
         if self.args.shaping_relative:
             value = value - obs[..., start + 1 : stop].mean(axis=-1)
@@ -675,7 +675,7 @@ class Trainer:
     def shaped_rewards(self, obs, reward, done, next_step, seat, bootstrap_potential) -> np.ndarray:
         """``reward[t]`` plus ``gamma * potential(next decision) - potential(this one)`` along each seat's chain,
         ``[T, N]``; the potential after a game's end is 0, and an open chain's next one is what it sees now."""
-        if self.shaping_index is None:
+        if self.shaping_entries is None:
             return reward
         steps, n = reward.shape
         games = np.arange(n)
