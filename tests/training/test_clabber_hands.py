@@ -33,6 +33,7 @@ def test_every_hand_s_columns_follow_the_scoring_rules(heuristic_hands):
     np.testing.assert_array_equal(added[failed, maker[failed]], 0)
     np.testing.assert_array_equal(added[failed, 1 - maker[failed]], hand[failed, 1 - maker[failed]])
 
+
 def test_the_rule_based_partnership_gains_on_random_and_random_makes_most_hands(heuristic_hands):
     """A random seat accepts the turn-up at half of its first-round turns, so random makes most contracts, and
     fails far more often than the rule-based partnership does."""
@@ -45,6 +46,7 @@ def test_the_rule_based_partnership_gains_on_random_and_random_makes_most_hands(
     rows = np.arange(len(table))
     made = table[:, HAND][rows, maker] > table[:, HAND][rows, 1 - maker]
     assert made[~random_makes].mean() > made[random_makes].mean() + 0.2
+
 
 def test_the_report_splits_the_hands_by_maker(heuristic_hands, capsys):
     text = clabber_hands.report("heuristic", heuristic_hands)
