@@ -59,7 +59,6 @@ def count_hands(agent: str, hands: int, tables: int = 1000, seed: int = 1) -> np
     agents = [make_agent(agent, ENV_ID, venv.layout, seed=seed), make_agent("random", ENV_ID, venv.layout, seed=seed)]
     team = np.arange(tables) % 2  # the agent's team (seats team, team + 2) at each table
     seating = (np.arange(venv.num_players)[None, :] % 2 != team[:, None]).astype(np.int64)  # AGENT or RANDOM
-    ours, theirs = team, 1 - team
     rows = np.arange(tables)
     obs, masks, players = venv.reset(seeds=seed * tables + rows)
     actions = np.zeros(tables, np.int64)
@@ -80,7 +79,7 @@ def count_hands(agent: str, hands: int, tables: int = 1000, seed: int = 1) -> np
         within = np.arange(ended.size)
         for column, name in ((TRICKS, "hand_trick_points"), (HAND, "hand_total"), (ADDED, "hand_added")):
             values = np.asarray(getattr(states, name))[ended]  # [ended, team]
-            block[:, column] = np.stack([values[within, ours[ended]], values[within, theirs[ended]]], axis=1)
+            block[:, column] = np.stack([values[within, team[ended]], values[within, 1 - team[ended]]], axis=1)
         counted.append(block)
         total += ended.size
     return np.concatenate(counted)[:hands]

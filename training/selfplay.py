@@ -274,6 +274,15 @@ def _check_numbers(filled: Args) -> None:
             raise ValueError(f"{flag(name)} must be 0 or more, got {getattr(filled, name)}")
 
 
+def _view_sizes(layout: ObservationLayout, option: str, requested: list[str], where: str) -> dict[str, int]:
+    """The size of each view of ``layout`` by name; a ValueError names the first of ``requested`` it lacks."""
+    sizes = {view.name: view.size for view in layout.views}
+    for name in requested:
+        if name not in sizes:
+            raise ValueError(f"{option} {name!r} is not a view of {where}; choose from {', '.join(sizes)}")
+    return sizes
+
+
 def _check_shaping(args: Args) -> None:
     if not math.isfinite(args.shaping_coef):
         raise ValueError(f"--shaping-coef must be a finite number, got {args.shaping_coef}")
@@ -282,10 +291,8 @@ def _check_shaping(args: Args) -> None:
             raise ValueError("--shaping-relative needs a --shaping-view")
         return
     game = cardenvs.get_game(args.env_id)
-    sizes = {view.name: view.size for view in game.observation_layout(game.make_params()).views}
-    if args.shaping_view not in sizes:
-        raise ValueError(f"--shaping-view {args.shaping_view!r} is not a view of {args.env_id}'s observation; "
-                         f"choose from {', '.join(sizes)}")
+    sizes = _view_sizes(game.observation_layout(game.make_params()), "--shaping-view", [args.shaping_view],
+                        f"{args.env_id}'s observation")
     if args.shaping_relative and sizes[args.shaping_view] < 2:
         raise ValueError(f"--shaping-relative compares the observer's entry with the others, but "
                          f"{args.shaping_view!r} has one entry")
@@ -303,12 +310,8 @@ def _check_aux(args: Args) -> None:
     from cardenvs.core.global_state import state_layout
 
     game = cardenvs.get_game(args.env_id)
-    layout = state_layout(game, game.make_params())
-    sizes = {view.name: view.size for view in layout.views}
-    for view in args.aux_view:
-        if view not in sizes:
-            raise ValueError(f"--aux-view {view!r} is not a view of {args.env_id}'s global state; "
-                             f"choose from {', '.join(sizes)}")
+    sizes = _view_sizes(state_layout(game, game.make_params()), "--aux-view", args.aux_view,
+                        f"{args.env_id}'s global state")
     if len(set(args.aux_view)) < len(args.aux_view):
         raise ValueError(f"--aux-view names a view twice: {' '.join(args.aux_view)}")
     players = game.num_players(game.make_params())

@@ -10,6 +10,12 @@ from training.clabber_hands import ADDED, AGENT, HAND, MAKER, RANDOM, TRICKS
 TRICK_POINTS_A_HAND = 162
 
 
+def _contract_made(table: np.ndarray) -> np.ndarray:
+    """Per hand: the makers have more hand points than the defenders."""
+    rows, maker = np.arange(len(table)), table[:, MAKER].astype(int)
+    return table[:, HAND][rows, maker] > table[:, HAND][rows, 1 - maker]
+
+
 @pytest.fixture(scope="module")
 def heuristic_hands() -> np.ndarray:
     return clabber_hands.count_hands("heuristic", 1500, tables=64, seed=2)
@@ -26,7 +32,7 @@ def test_every_hand_s_columns_follow_the_scoring_rules(heuristic_hands):
     rows = np.arange(len(table))
     maker = table[:, MAKER].astype(int)
     hand, added = table[:, HAND], table[:, ADDED]
-    made = hand[rows, maker] > hand[rows, 1 - maker]
+    made = _contract_made(table)
     np.testing.assert_array_equal(added[made], hand[made])
     failed = rows[~made]
     assert failed.size > 0
@@ -42,9 +48,7 @@ def test_the_rule_based_partnership_gains_on_random_and_random_makes_most_hands(
     assert lead.mean() > 20
     random_makes = table[:, MAKER] == RANDOM
     assert random_makes.mean() > 0.6
-    maker = table[:, MAKER].astype(int)
-    rows = np.arange(len(table))
-    made = table[:, HAND][rows, maker] > table[:, HAND][rows, 1 - maker]
+    made = _contract_made(table)
     assert made[~random_makes].mean() > made[random_makes].mean() + 0.2
 
 
