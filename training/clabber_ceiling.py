@@ -1,4 +1,4 @@
-"""Clabber against random, seen from above: how many points a hand can a partnership make that sees every card?
+"""Clabber against random, seen from above: how many points a hand can a partnership that sees every card make?
 
 The strength target asks a trained agent to win 95 % of its games to 500 against random, which by the win model
 of docs/training.md takes about +68 points a hand. This script measures what full knowledge could make of a hand:
@@ -8,11 +8,16 @@ partnership sees all four hands (no agent may: an agent sees one seat's observat
 two seats pick uniformly among their legal actions, so the search maximises over its own actions and averages
 over random's. No player, clairvoyant or not, can expect a larger lead against random on that deal.
 
+A throw-in counts 0, as in a game, where it scores nothing and the deal passes on. (A single-hand game deals a
+thrown-in hand again and pays the lead of the first hand played; counted that way, the ceiling would be at most
+1 / (1 - p) times as high, where p, at most 1/16 on all but freak deals, is the chance that both random seats
+pass in both rounds.)
+
     python -m training.clabber_ceiling --deals 200
 
 Deal ``i`` is the single-hand game ``clabber_v0`` resets with seed ``seed * deals + i`` (its first dealer is
 drawn too); the partnership holds seats 0 and 2. A deal takes seconds to a minute: the search visits every
-order of play, and shares the rest of a hand between orders of tricks that leave the same cards out (a memo at
+order of play, and shares the rest of a hand between orders of tricks that reach the same position (a memo at
 trick boundaries, keyed by the state record's bytes).
 
 It is an analysis, not an agent, and a bound on points a hand, not on games won: a game to 500 is won by
@@ -35,17 +40,20 @@ import cardenvs
 from cardenvs.core.game import new_states
 from cardenvs.evaluation.tournament import Z_95
 from cardenvs.games.clabber import rules
+from cardenvs.games.clabber.cards import NUM_CARDS
+from cardenvs.games.clabber.params import NUM_PLAYERS
 
 ENV_ID = "clabber_v0"
 TEAM = 0  # the clairvoyant partnership: seats 0 and 2
-#: deepest search: two bidding rounds of four seats, then every card of the hand, with room to spare
-MAX_DEPTH = 2 * 4 + 24 + 8
+#: most decisions in one hand, so the deepest search: a bid per seat in each of two rounds, a declaration per
+#: seat (with optional_declare), and every card (forced ones are not decisions, so fewer in fact)
+MAX_DEPTH = 2 * NUM_PLAYERS + NUM_PLAYERS + NUM_CARDS
 #: a memo key: three polynomial digests of the record's bytes, modulo three primes below 2**31 (so that no
 #: product overflows an int64, compiled or not); ~93 bits make a collision out of the question
 HASH_MODULI = (2_147_483_647, 2_147_483_629, 2_147_483_587)
-HASH_BASE = 257
+HASH_BASE = 257  # the smallest prime above a byte's 256 values
 KEY_TYPE = types.UniTuple(types.int64, len(HASH_MODULI))
-UNREAD_FIELD = "step_count"  # the one field left out of the memo keys (see Search)
+UNKEYED_FIELD = "step_count"  # the one field left out of the memo keys (see Search)
 
 
 @dataclass
@@ -75,6 +83,8 @@ class CeilingResult:
         return Z_95 * float(self.leads.std(ddof=1)) / math.sqrt(self.leads.size)
 
 
+# Compiled afresh in each run (no cache=True): the package's layout-safe disk cache covers only its own kernels,
+# and these inline its rules.
 @njit
 def _record_key(raw_row, keyed):
     """Three digests of the bytes of one record where ``keyed`` is set (see HASH_MODULI)."""
@@ -103,10 +113,12 @@ def _expected_lead(stack, raw, keyed, masks, depth, team, hands_dealt, hands_pla
     if state.hands_dealt != hands_dealt or state.terminated or state.truncated:
         return 0.0  # thrown in: nothing scored
     boundary = state.phase == rules.PHASE_PLAY and state.trick_size == 0 and state.tricks_done > 0
-    if boundary:  # orders of tricks that leave the same cards out meet here
+    if boundary:  # different orders of tricks can meet here (within a trick, each order plays other cards)
         key = _record_key(raw[depth], keyed)
         if key in memo:
             return memo[key]
+    if depth + 1 >= stack.shape[0]:  # compiled code does not check bounds: stop rather than write past the stack
+        raise RuntimeError("the search went deeper than the decisions of one hand")
     mask = masks[depth]
     rules.legal_mask(state, mask)
     ours = rules.team_of(state.current_player) == team
@@ -140,7 +152,7 @@ class Search:
         # Every byte of the record keys the memo but the decision counter: forced cards are played without a
         # decision, so orders of tricks that meet count differently, and no rule reads the counter.
         self.keyed = np.ones(self.raw.shape[1], np.bool_)
-        field_type, offset = states.dtype.fields[UNREAD_FIELD][:2]
+        field_type, offset = states.dtype.fields[UNKEYED_FIELD][:2]
         self.keyed[offset : offset + field_type.itemsize] = False
 
     @property

@@ -3,7 +3,8 @@
 import numpy as np
 import pytest
 
-from cardenvs.games.clabber.rules import PHASE_PLAY, team_of
+from cardenvs.games.clabber.cards import HAND_POINTS
+from cardenvs.games.clabber.rules import NAME_SUIT, PASS, PHASE_BID_SECOND, PHASE_PLAY, team_of
 from training import clabber_ceiling
 from training.clabber_ceiling import Search
 
@@ -11,11 +12,13 @@ from training.clabber_ceiling import Search
 def _brute_force(search: Search, states: np.recarray, team: int, hands_dealt: int, hands_played: int,
                  choosing: bool = True) -> float:
     """The same expectation, without a memo: every order of play searched on copies of the record (with
-    ``choosing=False``, ``team`` plays at random too)."""
+    ``choosing=False``, ``team`` plays at random too). A scored hand ends the single-hand game, whose reward to
+    a seat is its team's lead / 162; a throw-in deals again and counts 0."""
     record = states[0]
-    if record.hands_played != hands_played:
-        return float(record.hand_added[team] - record.hand_added[1 - team])
-    if record.hands_dealt != hands_dealt or record.terminated or record.truncated:
+    if record.terminated:
+        # seat ``team`` is in team ``team``; a float32 reward holds a whole number of points to within rounding
+        return float(round(float(record.rewards[team]) * HAND_POINTS))
+    if record.hands_dealt != hands_dealt:
         return 0.0
     mask = np.zeros(search.masks.shape[1], np.int8)
     search.game.legal_mask(record, mask)
@@ -78,6 +81,40 @@ def test_choosing_does_better_than_random_play_on_some_position(search, team):
         gains.append(search.expected_lead(team) - at_random)
     assert min(gains) >= -1e-9
     assert max(gains) > 0
+
+
+def _pass_to_the_last_bid(search: Search, dealer_team: int) -> None:
+    """The first deal (by seed) whose dealer is in ``dealer_team`` and may name a suit, every other seat having
+    passed twice: the dealer's choice is the hand's last bid."""
+    for seed in range(100):
+        search.deal(seed)
+        root = search.root
+        if team_of(root.dealer) != dealer_team:
+            continue
+        while root.phase != PHASE_PLAY and not (root.phase == PHASE_BID_SECOND and root.current_player == root.dealer):
+            search.game.step(root, PASS)
+        if root.phase == PHASE_BID_SECOND and root.hands_dealt == 1:
+            return
+    raise AssertionError("no such deal among the first 100 seeds")
+
+
+@pytest.mark.parametrize("dealer_team", [0, 1])
+def test_the_last_bid_weighs_a_throw_in_as_nothing(search, dealer_team):
+    """At the dealer's last bid, passing throws the hand in for no score: the partnership's expectation is the
+    best of 0 and each suit it may name when the dealer is its own, their average when the dealer is random."""
+    _pass_to_the_last_bid(search, dealer_team)
+    position = search.raw[0].copy()
+    search.game.legal_mask(search.root, search.masks[0])
+    named = [int(action) for action in np.flatnonzero(search.masks[0]) if action >= NAME_SUIT]
+    assert named and search.masks[0][PASS]
+    leads = [0.0]  # the pass
+    for action in named:
+        search.raw[0] = position
+        search.game.step(search.root, action)
+        leads.append(search.expected_lead())
+    search.raw[0] = position
+    expected = max(leads) if dealer_team == 0 else float(np.mean(leads))
+    assert search.expected_lead() == pytest.approx(expected, abs=1e-9)
 
 
 def test_main_prints_the_mean_lead_and_rejects_bad_arguments(capsys):
