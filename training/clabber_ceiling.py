@@ -193,7 +193,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(f"error: {error}", file=sys.stderr)
         return 2
     print(f"clairvoyant partnership against random, {result.leads.size} deals: best expected lead "
-          f"{result.mean:+.1f} +- {result.ci95:.1f} points a hand")
+          f"{result.mean:+.1f} +- {result.ci95:.1f} points a deal (a throw-in counting 0)")
     return 0
 
 

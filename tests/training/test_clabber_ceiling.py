@@ -121,6 +121,6 @@ def test_main_prints_the_mean_lead_and_rejects_bad_arguments(capsys):
     assert clabber_ceiling.main(["--deals", "1", "--seed", "1", "--no-progress-bar"]) == 0
     line = capsys.readouterr().out.strip()
     assert line.startswith("clairvoyant partnership against random, 1 deals: best expected lead +")
-    assert line.endswith("+- inf points a hand")
+    assert line.endswith("+- inf points a deal (a throw-in counting 0)")
     assert clabber_ceiling.main(["--deals", "0"]) == 2
     assert "deals must be 1 or more" in capsys.readouterr().err
