@@ -42,6 +42,7 @@ from cardenvs.evaluation.tournament import Z_95
 from cardenvs.games.clabber import rules
 from cardenvs.games.clabber.cards import NUM_CARDS
 from cardenvs.games.clabber.params import NUM_PLAYERS
+from training.cli import run_report
 
 ENV_ID = "clabber_v0"
 TEAM = 0  # the clairvoyant partnership: seats 0 and 2
@@ -183,18 +184,14 @@ def measure(deals: int, seed: int = 0, progress_bar: bool = False) -> CeilingRes
     return CeilingResult(leads)
 
 
-def main(argv: Sequence[str] | None = None) -> int:
-    import tyro
+def report(options: Options) -> str:
+    result = measure(options.deals, options.seed, options.progress_bar)
+    return (f"clairvoyant partnership against random, {result.leads.size} deals: best expected lead "
+            f"{result.mean:+.1f} +- {result.ci95:.1f} points a deal (a throw-in counting 0)")
 
-    options = tyro.cli(Options, args=argv, description=(__doc__ or "").split("\n\n")[0])
-    try:
-        result = measure(options.deals, options.seed, options.progress_bar)
-    except ValueError as error:
-        print(f"error: {error}", file=sys.stderr)
-        return 2
-    print(f"clairvoyant partnership against random, {result.leads.size} deals: best expected lead "
-          f"{result.mean:+.1f} +- {result.ci95:.1f} points a deal (a throw-in counting 0)")
-    return 0
+
+def main(argv: Sequence[str] | None = None) -> int:
+    return run_report(Options, __doc__, report, argv)
 
 
 if __name__ == "__main__":

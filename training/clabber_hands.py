@@ -27,6 +27,7 @@ import cardenvs
 from agents.base import act_on_rows
 from agents.registry import make_agent
 from cardenvs.evaluation.tournament import Z_95
+from training.cli import run_report
 
 ENV_ID = "clabber_v0"
 AGENT, RANDOM = 0, 1  # the two partnerships, as indices into the agents that play them
@@ -107,16 +108,10 @@ def report(agent: str, table: np.ndarray) -> str:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    import tyro
+    def count_and_report(options: Options) -> str:
+        return report(options.agent, count_hands(options.agent, options.hands, options.tables, options.seed))
 
-    options = tyro.cli(Options, args=argv, description=(__doc__ or "").split("\n\n")[0])
-    try:
-        table = count_hands(options.agent, options.hands, options.tables, options.seed)
-    except ValueError as error:
-        print(f"error: {error}", file=sys.stderr)
-        return 2
-    print(report(options.agent, table))
-    return 0
+    return run_report(Options, __doc__, count_and_report, argv)
 
 
 if __name__ == "__main__":

@@ -35,6 +35,7 @@ from cardenvs.core.game import new_states
 from cardenvs.evaluation.tournament import Z_95
 from cardenvs.games.slabberjan import rules
 from cardenvs.games.slabberjan.pieces import BIRD, CAT, INN, KNIGHT
+from training.cli import run_report
 
 ENV_ID = "slabberjan_v0"
 #: matadors that cost the attacker a chip (Cat, Knight) or end the turns for nothing (Bird)
@@ -173,18 +174,15 @@ def play_match(games: int, rollouts: int = 0, seed: int = 1) -> MatchResult:
     return MatchResult(games, wins, draws)
 
 
-def main(argv: Sequence[str] | None = None) -> int:
-    import tyro
+def report(options: Options) -> str:
+    result = play_match(options.games, options.rollouts, options.seed)
+    return (f"clairvoyant against random, {result.games} games: wins {result.win_rate:.1%} +- {result.ci95:.1%}, "
+            f"draws {result.draws / result.games:.1%}, "
+            f"random wins {1 - (result.wins + result.draws) / result.games:.1%}")
 
-    options = tyro.cli(Options, args=argv, description=(__doc__ or "").split("\n\n")[0])
-    try:
-        result = play_match(options.games, options.rollouts, options.seed)
-    except ValueError as error:
-        print(f"error: {error}", file=sys.stderr)
-        return 2
-    print(f"clairvoyant against random, {result.games} games: wins {result.win_rate:.1%} +- {result.ci95:.1%}, "
-          f"draws {result.draws / result.games:.1%}, random wins {1 - (result.wins + result.draws) / result.games:.1%}")
-    return 0
+
+def main(argv: Sequence[str] | None = None) -> int:
+    return run_report(Options, __doc__, report, argv)
 
 
 if __name__ == "__main__":

@@ -11,11 +11,13 @@ from __future__ import annotations
 
 import shlex
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from importlib.machinery import ModuleSpec
-from typing import Any, Literal
+from typing import Any, Literal, TypeVar
 
 import cardenvs
+
+OptionsT = TypeVar("OptionsT")
 
 
 def registered_env(default: str, many: bool = False) -> Any:
@@ -77,3 +79,27 @@ def option(**settings: Any) -> Any:
     import tyro
 
     return tyro.conf.arg(**settings)
+
+
+def run_report(options_type: type[OptionsT], doc: str | None, report: Callable[[OptionsT], str],
+               argv: Sequence[str] | None = None) -> int:
+    """The ``main`` of an analysis script: parse ``argv`` into ``options_type`` and print ``report(options)``.
+
+    A ValueError from ``report`` is the user's error: its message goes to stderr and the exit status is 2.
+
+    Args:
+        options_type: the script's options dataclass (each field an ``--option``).
+        doc: the script's module docstring; its first paragraph is the ``--help`` description.
+        report: what the script computes and prints for the options.
+        argv: the command line (None: ``sys.argv``).
+    """
+    import tyro
+
+    options = tyro.cli(options_type, args=argv, description=(doc or "").split("\n\n")[0])
+    try:
+        text = report(options)
+    except ValueError as error:
+        print(f"error: {error}", file=sys.stderr)
+        return 2
+    print(text)
+    return 0
