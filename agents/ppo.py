@@ -1,9 +1,9 @@
-"""A trained PPO policy as an :class:`~agents.base.Agent` (the ``ppo:PATH`` agent spec).
+"""A trained PPO policy as an :class:`~cardenvs.agents.base.Agent` (the ``ppo:PATH`` agent spec).
 
 Needs the ``train`` extra (torch, stable-baselines3, sb3-contrib). A checkpoint is the ``.zip`` that
 ``MaskablePPO.save`` writes (``training/ppo.py`` writes them), or the ``.pt`` model of the self-play trainer
-(``training/selfplay.py``; loaded by :class:`agents.selfplay.SelfPlayAgent`); the committed ones are under
-``training/checkpoints/``. Loading checks that the checkpoint was trained on observations and actions of the
+(``training/selfplay.py``; loaded by :class:`cardenvs.agents.selfplay.SelfPlayAgent`); the committed ones are under
+``agents/checkpoints/``. Loading checks that the checkpoint was trained on observations and actions of the
 env's size and raises ValueError saying what differs.
 """
 
@@ -13,8 +13,8 @@ from pathlib import Path
 
 import numpy as np
 import torch as th
+from cardenvs.agents.base import Agent
 
-from agents.base import Agent
 from cardenvs.core.game import ObservationLayout
 
 #: the file ending of the self-play trainer's models (training/selfplay.py), which ``ppo:PATH`` loads too
@@ -72,17 +72,17 @@ class PolicyAgent(Agent):
             ValueError: the file is missing or not a MaskablePPO checkpoint, or its observation size or action
                 count differs from the env's.
         """
-        from sb3_contrib import MaskablePPO
-
         import cardenvs
 
         path = Path(path)
         if not path.is_file():
             raise ValueError(f"no checkpoint at {path}")
-        if path.suffix == SELF_PLAY_SUFFIX:
-            from agents.selfplay import SelfPlayAgent
+        if path.suffix == SELF_PLAY_SUFFIX:  # plain torch: sb3-contrib is not needed to play it
+            from cardenvs.agents.selfplay import SelfPlayAgent
 
             return SelfPlayAgent.load(path, env_id, layout, num_actions, deterministic=deterministic)
+        from sb3_contrib import MaskablePPO
+
         if num_actions is None:
             game = cardenvs.get_game(env_id)
             num_actions = game.num_actions(game.make_params())

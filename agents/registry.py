@@ -3,17 +3,20 @@
 Specs:
 
 ``random``
-    :class:`agents.base.RandomAgent`.
+    :class:`cardenvs.agents.base.RandomAgent`.
 ``heuristic``
     the game's rule-based agent (named by its ``Game.rule_based_agent``).
+``trained``
+    the game's shipped trained agent: the self-play model installed with the package
+    (``cardenvs/agents/checkpoints/<env_id>.pt``, from the repository's ``agents/checkpoints/``); needs torch.
 ``ppo:PATH``
-    a trained PPO policy: a MaskablePPO ``.zip`` checkpoint (:mod:`agents.ppo`) or a self-play ``.pt`` model
-    (:mod:`agents.selfplay`); needs the ``train`` extra.
+    a trained PPO policy: a MaskablePPO ``.zip`` checkpoint (:mod:`cardenvs.agents.ppo`) or a self-play ``.pt`` model
+    (:mod:`cardenvs.agents.selfplay`); needs the ``train`` extra.
 ``rllib:PATH``
-    a trained RLlib policy (:mod:`agents.rllib`): a checkpoint of ``training/rllib_train.py`` or one of its
+    a trained RLlib policy (:mod:`cardenvs.agents.rllib`): a checkpoint of ``training/rllib_train.py`` or one of its
     modules; needs the ``rllib`` extra.
 ``human``
-    a person at the terminal (:mod:`agents.human`).
+    a person at the terminal (:mod:`cardenvs.agents.human`).
 
 An agent whose extra is not installed raises :class:`MissingExtraError`, which says what to install.
 """
@@ -24,26 +27,36 @@ import importlib
 from collections.abc import Callable, Sequence
 from pathlib import Path
 
+from cardenvs.agents.base import Agent, RandomAgent
+
 import cardenvs
-from agents.base import Agent, RandomAgent
 from cardenvs.core.game import ObservationLayout
 
 #: spec kinds -> what the part after ``kind:`` means (``None``: the kind takes no argument)
 SPEC_KINDS: dict[str, str | None] = {
-    "random": None, "heuristic": None, "ppo": "PATH", "rllib": "PATH", "human": None,
+    "random": None, "heuristic": None, "trained": None, "ppo": "PATH", "rllib": "PATH", "human": None,
 }
 #: spec kinds that load a trained policy -> (``"module:Class"`` with a ``load(path, env_id, layout)``, the extra
 #: it needs, what that extra holds)
 TRAINED_KINDS: dict[str, tuple[str, str, str]] = {
-    "ppo": ("agents.ppo:PolicyAgent", "train", "torch, stable-baselines3, sb3-contrib"),
-    "rllib": ("agents.rllib:RLlibAgent", "rllib", "torch, ray[rllib]"),
+    "ppo": ("cardenvs.agents.ppo:PolicyAgent", "train", "torch, stable-baselines3, sb3-contrib"),
+    "rllib": ("cardenvs.agents.rllib:RLlibAgent", "rllib", "torch, ray[rllib]"),
 }
+#: the folder of the shipped trained agents (package data): ``<env_id>.pt``, each beside the ``<env_id>.json`` that
+#: says how it was trained
+SHIPPED_CHECKPOINTS = Path(__file__).resolve().parent / "checkpoints"
 #: file name endings left out of an agent's name (a checkpoint named ``model.zip`` plays as ``ppo:model``)
 CHECKPOINT_SUFFIXES = (".zip", ".pt")
 
 
 class MissingExtraError(ValueError):
     """An agent needs an optional dependency that is not installed; the message says which extra installs it."""
+
+
+def shipped_checkpoint(env_id: str) -> Path | None:
+    """The shipped trained agent of ``env_id`` (a self-play ``.pt`` model), or None where the game has none."""
+    path = SHIPPED_CHECKPOINTS / f"{env_id}.pt"
+    return path if path.is_file() else None
 
 
 def _load(target: str) -> Callable[..., Agent]:
@@ -69,7 +82,8 @@ def make_agent(spec: str, env_id: str, layout: ObservationLayout, seed: int | No
     """The agent ``spec`` names, for the game ``env_id`` whose observations follow ``layout``.
 
     Args:
-        spec: ``random``, ``heuristic``, ``ppo:PATH``, ``rllib:PATH`` or ``human`` (see the module docstring).
+        spec: ``random``, ``heuristic``, ``trained``, ``ppo:PATH``, ``rllib:PATH`` or ``human`` (see the module
+            docstring).
         env_id: a registered env id.
         layout: the env's observation layout (``env.unwrapped.layout`` or ``venv.layout``).
         seed: seed of the agent's own generator, for agents that draw randomness.
@@ -88,6 +102,13 @@ def make_agent(spec: str, env_id: str, layout: ObservationLayout, seed: int | No
         if not target:
             raise ValueError(f"{env_id} has no rule-based agent (its Game names none in rule_based_agent)")
         return _load(target)(layout)
+    if kind == "trained":
+        checkpoint = shipped_checkpoint(env_id)
+        if checkpoint is None:
+            raise ValueError(f"{env_id} has no shipped trained agent (no {env_id}.pt in {SHIPPED_CHECKPOINTS})")
+        agent = make_agent(f"ppo:{checkpoint}", env_id, layout, seed)
+        agent.name = "trained"
+        return agent
     if kind in TRAINED_KINDS:
         target, extra, holds = TRAINED_KINDS[kind]
         try:
@@ -95,9 +116,9 @@ def make_agent(spec: str, env_id: str, layout: ObservationLayout, seed: int | No
         except ImportError as error:
             raise MissingExtraError(
                 f"the {kind}:PATH agent needs the {extra!r} extra ({holds}), which is not installed: "
-                f'pip install -e ".[{extra}]" ({error})'
+                f'pip install "cardenvs[{extra}]" ({error})'
             ) from error
-    return _load("agents.human:HumanAgent")(env_id=env_id, layout=layout)
+    return _load("cardenvs.agents.human:HumanAgent")(env_id=env_id, layout=layout)
 
 
 def checkpoint_names(paths: Sequence[str | Path]) -> list[str]:

@@ -1,4 +1,4 @@
-"""A trained RLlib policy as an :class:`~agents.base.Agent` (the ``rllib:PATH`` agent spec).
+"""A trained RLlib policy as an :class:`~cardenvs.agents.base.Agent` (the ``rllib:PATH`` agent spec).
 
 Needs the ``rllib`` extra (torch, ray[rllib]); Ray itself is not started. ``PATH`` is either
 
@@ -9,7 +9,7 @@ Needs the ``rllib`` extra (torch, ray[rllib]); Ray itself is not started. ``PATH
   ``RLModule.save_to_path`` wrote).
 
 The module is reloaded with ``RLModule.from_checkpoint`` and must read cardenvs' observation dicts as they
-are (as :class:`training.rllib_masking.MaskedActorCritic` does); its logits of illegal actions are masked again
+are (as :class:`cardenvs.training.rllib_masking.MaskedActorCritic` does); its logits of illegal actions are masked again
 here, so the agent only ever returns a legal action. Loading checks the module's observation size and action
 count against the env and raises ValueError saying what differs.
 """
@@ -21,15 +21,15 @@ from pathlib import Path
 
 import numpy as np
 import torch as th
+from cardenvs.agents.base import Agent
 from ray.rllib.core.columns import Columns
 from ray.rllib.core.rl_module.rl_module import RLModule
 
-from agents.base import Agent
 from cardenvs.core.game import ObservationLayout
 
 #: where an algorithm checkpoint keeps its modules, one directory per module id
 MODULES_DIR = Path("learner_group") / "learner" / "rl_module"
-#: the module a ``--policy shared`` run trains (``training.rllib_train.SHARED_MODULE_ID``)
+#: the module a ``--policy shared`` run trains (``cardenvs.training.rllib_train.SHARED_MODULE_ID``)
 SHARED_MODULE_ID = "shared"
 #: the file ``RLModule.save_to_path`` writes into every module directory
 MODULE_MARKER = "class_and_ctor_args.pkl"

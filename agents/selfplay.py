@@ -2,7 +2,7 @@
 
 A checkpoint is the small ``.pt`` file the trainer writes (``model.pt``): the network's weights and what it was
 built for (env id, game parameters, observation size, action count, hidden sizes). The ``ppo:PATH`` agent spec
-loads it like a MaskablePPO ``.zip`` (:mod:`agents.ppo` tells them apart by the file's ending). Needs the
+loads it like a MaskablePPO ``.zip`` (:mod:`cardenvs.agents.ppo` tells them apart by the file's ending). Needs the
 ``train`` extra (torch).
 """
 
@@ -14,9 +14,9 @@ from typing import Any
 
 import numpy as np
 import torch as th
+from cardenvs.agents.base import Agent
 from torch import nn
 
-from agents.base import Agent
 from cardenvs.core.game import ObservationLayout
 
 #: what stands in for the logit of an illegal action: exp() of it is 0 in float32, and it stays finite

@@ -43,9 +43,10 @@ import tyro
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))  # run as a script from anywhere
 
+from cardenvs.agents.registry import make_agent
+from cardenvs.training.cli import registered_env
+
 import cardenvs
-from agents.registry import make_agent
-from training.cli import registered_env
 
 #: set-ups compared, in table order
 SETUPS = ("self-play", "MaskablePPO old defaults", "MaskablePPO tuned")
@@ -79,7 +80,7 @@ class Options:
 def selfplay_decisions_per_second(env_id: str, decisions: int, seed: int, torch_threads: int,
                                   run_dir: Path) -> tuple[float, dict[str, float]]:
     """Learner decisions/s of the self-play trainer with its defaults, and the share of its time per part."""
-    from training import selfplay
+    from cardenvs.training import selfplay
 
     args = selfplay.resolve(selfplay.Args(env_id=env_id, total_decisions=1, eval_every=0, final_games=0, seed=seed,
                                           torch_threads=torch_threads, progress_bar=False, run_dir=str(run_dir)))
@@ -97,10 +98,10 @@ def selfplay_decisions_per_second(env_id: str, decisions: int, seed: int, torch_
 def maskable_ppo_decisions_per_second(env_id: str, settings: dict[str, int], timesteps: int, seed: int) -> float:
     """Learner decisions/s of MaskablePPO's ``learn`` on ``LearnerVecEnv`` with ``settings`` (training/ppo.py's
     per-game defaults for the rest)."""
+    from cardenvs.training.ppo import Args, resolve
     from sb3_contrib import MaskablePPO
 
     from cardenvs.learning import LearnerVecEnv
-    from training.ppo import Args, resolve
 
     args = resolve(Args(env_id=env_id, **settings))
     layout = cardenvs.env(env_id).layout
@@ -128,8 +129,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     import tempfile
 
     import torch
-
-    from training.ppo import COMMON_DEFAULTS
+    from cardenvs.training.ppo import COMMON_DEFAULTS
 
     torch.set_num_threads(args.torch_threads)
     tuned = {name: COMMON_DEFAULTS[name] for name in OLD_PPO_DEFAULTS}

@@ -34,10 +34,10 @@ import copy
 import json
 
 import numpy as np
+from cardenvs.agents.registry import make_agent
 from IPython.display import Markdown, display
 
 import cardenvs
-from agents.registry import make_agent
 from cardenvs.games.clabber.cards import NUM_CARDS, card_name
 
 print(cardenvs.available_envs())
@@ -162,7 +162,7 @@ print(f"its row already shows the next game: {int(state.step_count)} decisions t
 
 # %% [markdown]
 # Agents act on whole batches too: `Agent.act_batch(obs, action_mask)` returns one action per game.
-# `agents.registry.make_agent("heuristic", env_id, layout)` is the game's rule-based agent. Below, the
+# `cardenvs.agents.registry.make_agent("heuristic", env_id, layout)` is the game's rule-based agent. Below, the
 # rule-based agent holds seats 0 and 2 of every game and random play the others, until 512 games have ended.
 
 # %%

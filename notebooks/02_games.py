@@ -17,7 +17,7 @@
 # # The five games
 #
 # Each game below is played out by its rule-based agent in every seat
-# (`agents.registry.make_agent("heuristic", env_id, layout)`) and rendered. Then one rule that makes the
+# (`cardenvs.agents.registry.make_agent("heuristic", env_id, layout)`) and rendered. Then one rule that makes the
 # game what it is is shown as it happens. Where a rule happens depends on the cards, so the notebook finds
 # the moment itself: it plays games of seed 0, 1, 2, … and reads each state record
 # (`env.unwrapped.state_record`, its fields documented in each rules page under *Snapshot fields*) before
@@ -36,9 +36,9 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 
 import numpy as np
+from cardenvs.agents.registry import make_agent
 
 import cardenvs
-from agents.registry import make_agent
 
 #: how many seeds a search tries before giving up
 MAX_SEEDS = 200

@@ -34,7 +34,7 @@ from IPython.display import Image
 ROOT = next(p for p in (Path.cwd(), *Path.cwd().parents) if (p / "training" / "selfplay.py").is_file())
 sys.path.insert(0, str(ROOT))  # training/ is a folder of scripts, not an installed package
 
-from training import selfplay
+from cardenvs.training import selfplay
 
 RUN_DIR = Path("runs") / "notebook_selfplay"  # relative to this notebook; runs/ is git-ignored
 shutil.rmtree(RUN_DIR, ignore_errors=True)

@@ -6,4 +6,4 @@
 # runs/selfplay/<env_id> with the arguments it was started with, from its last checkpoint.
 set -euo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/setup.sh"
-.venv/bin/python -m training.selfplay --resume-if-present --total-decisions 3000000 --eval-every 1000000 "$@"
+.venv/bin/python -m cardenvs.training.selfplay --resume-if-present --total-decisions 3000000 --eval-every 1000000 "$@"

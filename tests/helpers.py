@@ -5,9 +5,9 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 import numpy as np
+from cardenvs.agents.base import Agent, act_on_rows
 
 import cardenvs
-from agents.base import Agent, act_on_rows
 from cardenvs.core.aec import CardEnv
 
 
@@ -34,7 +34,7 @@ def play_first_games(
     env_id: str, agents: Sequence[Agent], seating: np.ndarray, seeds: Sequence[int], **params
 ) -> tuple[np.ndarray, np.ndarray]:
     """Play game ``i`` of a batched env from ``seeds[i]`` (the AEC game of that seed) to its end, the agents acting
-    on the seats ``seating`` gives them (see :func:`agents.base.act_on_rows`).
+    on the seats ``seating`` gives them (see :func:`cardenvs.agents.base.act_on_rows`).
 
     Returns every seat's return ``[N, P]`` and whether each game ended by the rules (terminated, not truncated).
     """

@@ -14,15 +14,15 @@ import sys
 from pathlib import Path
 
 import pytest
+from cardenvs.agents.registry import checkpoint_names
 
 import cardenvs
-from agents.registry import checkpoint_names
 from cardenvs.cli import COMMANDS, build_parser, main
 from cardenvs.commands import play
 from cardenvs.evaluation import run_tournament
 
 REPO = Path(__file__).resolve().parents[1]
-CHECKPOINT = REPO / "training" / "checkpoints" / "slabberjan_v0.pt"
+CHECKPOINT = REPO / "agents" / "checkpoints" / "slabberjan_v0.pt"
 TOO_BIG_SEED = str(2**64)
 #: Sphinx markup that must never reach a terminal
 SPHINX_MARKUP = ("``", ":mod:", ":data:", ":class:", ":func:", ":meth:", ":attr:")
@@ -95,11 +95,11 @@ def test_a_ppo_agent_without_the_train_extra_says_which_extra_to_install(tmp_pat
     tournament = run_subprocess(["tournament", "slabberjan_v0", "--agents", "heuristic", f"ppo:{CHECKPOINT}",
                                  "--games", "2", "--no-progress", "--results", str(tmp_path / "r.jsonl")],
                                 blocked=TRAIN_PACKAGES)
-    assert_clean_failure(tournament.returncode, tournament.stderr, 'pip install -e ".[train]"')
+    assert_clean_failure(tournament.returncode, tournament.stderr, 'pip install "cardenvs[train]"')
     assert tournament.stderr.startswith("cardenvs tournament: ")
     played = run_subprocess(["play", "slabberjan_v0", "--opponents", f"ppo:{CHECKPOINT}", "--seed", "1"],
                             blocked=TRAIN_PACKAGES, stdin="q\n")
-    assert_clean_failure(played.returncode, played.stderr, 'pip install -e ".[train]"')
+    assert_clean_failure(played.returncode, played.stderr, 'pip install "cardenvs[train]"')
     assert "your move" not in played.stdout  # refused before the game started
 
 
@@ -107,7 +107,7 @@ def test_an_rllib_agent_without_the_rllib_extra_says_which_extra_to_install(tmp_
     done = run_subprocess(["tournament", "clabber_v0", "--agents", "heuristic", f"rllib:{tmp_path}",
                            "--games", "2", "--no-progress", "--results", str(tmp_path / "r.jsonl")],
                           blocked=("ray",))
-    assert_clean_failure(done.returncode, done.stderr, 'pip install -e ".[rllib]"')
+    assert_clean_failure(done.returncode, done.stderr, 'pip install "cardenvs[rllib]"')
 
 
 # ------------------------------------------------------------------ tournaments

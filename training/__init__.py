@@ -1,2 +1,1 @@
-"""Training scripts: ``python -m training.ppo`` (MaskablePPO, see docs/training.md) and ``python -m
-training.rllib_train`` (Ray RLlib, docs/rllib.md); from another directory, ``python PATH/TO/training/ppo.py``."""
+"""Training: the self-play trainer (``cardenvs train GAME``), MaskablePPO and Ray RLlib adapters; docs/training.md."""

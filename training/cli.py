@@ -52,7 +52,7 @@ def shown_default(text: str | Callable[[], str], metavar: str) -> Any:
 
 
 def invocation(spec: ModuleSpec | None) -> str:
-    """How a script was started, for the commands it prints: ``python -m training.ppo`` or ``python PATH``.
+    """How a script was started, for the commands it prints: ``python -m cardenvs.training.ppo`` or ``python PATH``.
 
     Args:
         spec: the script module's ``__spec__`` (None when it was run by its path).
@@ -69,7 +69,7 @@ def tyro_missing(extra: str) -> str | None:
     try:
         import tyro  # noqa: F401
     except ImportError:
-        return f"needs the '{extra}' extra (tyro cannot be imported); install it with: pip install -e \".[{extra}]\""
+        return f"needs the '{extra}' extra (tyro cannot be imported); install it with: pip install \"cardenvs[{extra}]\""
     return None
 
 

@@ -1,11 +1,11 @@
 """Plot the learning curves of self-play runs: tournament reward against the rule-based agent over training time.
 
 Each run's ``model.json`` (written by ``training/selfplay.py``; the committed agents keep theirs as
-``training/checkpoints/<env_id>.json``) holds its periodic tournaments against the rule-based agent. One panel per
+``agents/checkpoints/<env_id>.json``) holds its periodic tournaments against the rule-based agent. One panel per
 game: the trained agent's mean reward with its 95% confidence band against minutes of training (evaluations not
 counted), and the rule-based agent's reward in the same tournaments.
 
-    python -m training.curves --runs training/checkpoints/*.json --out docs/images/learning_curves.png
+    python -m cardenvs.training.curves --runs agents/checkpoints/*.json --out docs/images/learning_curves.png
 """
 
 from __future__ import annotations

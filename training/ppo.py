@@ -5,11 +5,11 @@ fields and their docstrings; per-game defaults (budgets that fit a 2-core CPU in
 `training_defaults`. Run it from the repository root as a module, or from anywhere by its path (it then puts the
 repository on ``sys.path`` itself):
 
-    python -m training.ppo --env-id slabberjan_v0
+    python -m cardenvs.training.ppo --env-id slabberjan_v0
     python /path/to/cardenvs/training/ppo.py --env-id slabberjan_v0
-    python -m training.ppo --env-id slap_v0 --total-timesteps 400000 --opponents random heuristic \\
+    python -m cardenvs.training.ppo --env-id slap_v0 --total-timesteps 400000 --opponents random heuristic \\
         --self-play --snapshot-every 50000 --checkpoint-every 20000 --run-dir runs/ppo/slap
-    python -m training.ppo --run-dir runs/ppo/slap --resume
+    python -m cardenvs.training.ppo --run-dir runs/ppo/slap --resume
 
 What it does:
 
@@ -53,10 +53,20 @@ from typing import Annotated, Any
 if __spec__ is None:  # run by its path: the repository root holds cardenvs, agents and training
     sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
+from cardenvs.training.cli import invocation, registered_env, shown_default, tyro_missing
+from cardenvs.training.runs import (
+    as_flags,
+    flag,
+    match_rows,
+    match_table,
+    shown,
+    tournament,
+    write_json,
+    write_run_args,
+)
+from cardenvs.training.runs import settle as settle_run
+
 import cardenvs
-from training.cli import invocation, registered_env, shown_default, tyro_missing
-from training.runs import as_flags, flag, match_rows, match_table, shown, tournament, write_json, write_run_args
-from training.runs import settle as settle_run
 
 
 def game_defaults() -> dict[str, dict[str, Any]]:
@@ -198,7 +208,7 @@ def default_help(name: str) -> str:
 
 
 def command() -> str:
-    """How this script was started: the start of the commands it prints (``python -m training.ppo``)."""
+    """How this script was started: the start of the commands it prints (``python -m cardenvs.training.ppo``)."""
     return invocation(__spec__)
 
 
@@ -211,7 +221,7 @@ def parse_args(argv: Sequence[str] | None = None, defaults: Args | None = None) 
     """
     description = (
         "Train a MaskablePPO agent on a cardenvs game (see docs/training.md). Run it from the repository root as "
-        "python -m training.ppo, or from anywhere as python PATH/TO/training/ppo.py.\n\n"
+        "python -m cardenvs.training.ppo, or from anywhere as python PATH/TO/training/ppo.py.\n\n"
         "The run's arguments are stored in <run-dir>/run.json when it starts. A resumed run (--resume, "
         f"--resume-if-present) uses them; of the options given again only "
         f"{', '.join(flag(name) for name in RESUME_MAY_CHANGE)} may change, the others must repeat the stored value."
@@ -248,7 +258,7 @@ def _check_floats(args: Args) -> None:
 
 
 def _check_opponents(args: Args) -> None:
-    from agents.registry import check_spec
+    from cardenvs.agents.registry import check_spec
 
     if not args.opponents:
         raise ValueError("--opponents needs at least one agent spec")
@@ -322,7 +332,7 @@ def require_train_extra() -> None:
 # ---------------------------------------------------------------------------------------------- the run
 def make_opponents(args: Args) -> list:
     """The base agents of the opponent pool; ValueError (saying why) for a ppo:PATH that does not fit the game."""
-    from agents.registry import make_agent
+    from cardenvs.agents.registry import make_agent
 
     layout = cardenvs.env(args.env_id).layout
     return [make_agent(spec, args.env_id, layout, seed=args.seed + k) for k, spec in enumerate(args.opponents)]
@@ -381,7 +391,7 @@ class Run:
     # ------------------------------------------------------------------ events
     def learner_agent(self, name: str = "ppo", deterministic: bool = True):
         """A frozen copy of the current policy as an agent."""
-        from agents.ppo import PolicyAgent, frozen_copy
+        from cardenvs.agents.ppo import PolicyAgent, frozen_copy
 
         return PolicyAgent(frozen_copy(self.model.policy), deterministic=deterministic, name=name)
 
@@ -396,9 +406,8 @@ class Run:
         self.state["last_snapshot"] = steps
 
     def _load_snapshot(self, name: str):
+        from cardenvs.agents.ppo import PolicyAgent
         from sb3_contrib.common.maskable.policies import MaskableActorCriticPolicy
-
-        from agents.ppo import PolicyAgent
 
         policy = MaskableActorCriticPolicy.load(str(self.dir / POOL_DIR / name), device="cpu")
         return PolicyAgent(policy, deterministic=False, name=name.removesuffix(".zip"), seed=self.args.seed)
@@ -505,7 +514,7 @@ class Run:
         With three seats or more the three agents share one tournament; at a two-seat table the trained agent
         meets each of the others in its own match.
         """
-        from agents.ppo import PolicyAgent
+        from cardenvs.agents.ppo import PolicyAgent
 
         if self.args.final_games <= 0:
             return None

@@ -3,13 +3,13 @@
 Run from the repository root as a module, or from anywhere by its path (it then puts the repository on
 ``sys.path`` itself); ``tyro`` builds the command line from `RLlibTrainArgs` and its field docstrings::
 
-    python -m training.rllib_train --env-id clabber_v0 --iterations 20                  # this machine
+    python -m cardenvs.training.rllib_train --env-id clabber_v0 --iterations 20                  # this machine
     python /path/to/cardenvs/training/rllib_train.py --env-id clabber_v0                # from anywhere
-    python -m training.rllib_train --env-id slabberjan_v0 --players 3 --policy per-seat  # a module per seat
-    python -m training.rllib_train --env-id clabber_v0 --address auto --num-env-runners 32  # a Ray cluster
+    python -m cardenvs.training.rllib_train --env-id slabberjan_v0 --players 3 --policy per-seat  # a module per seat
+    python -m cardenvs.training.rllib_train --env-id clabber_v0 --address auto --num-env-runners 32  # a Ray cluster
 
 Each game is the cardenvs PettingZoo AEC env in RLlib's ``PettingZooEnv`` wrapper, registered with
-``ray.tune.registry.register_env``; the policy is ``training.rllib_masking.MaskedActorCritic``, which reads
+``ray.tune.registry.register_env``; the policy is ``cardenvs.training.rllib_masking.MaskedActorCritic``, which reads
 the ``{"observation", "action_mask"}`` dict as it is and gives illegal actions probability zero. The env raises
 on an illegal action and RLlib is told not to restart failed envs or EnvRunners, so a masking fault stops
 training.
@@ -45,8 +45,9 @@ from typing import Annotated, Any, Literal
 if __spec__ is None:  # run by its path: the repository root holds cardenvs and training
     sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
+from cardenvs.training.cli import invocation, option, registered_env, shown_default, tyro_missing
+
 import cardenvs
-from training.cli import invocation, option, registered_env, shown_default, tyro_missing
 
 #: the name the cardenvs env creator is registered under with ``ray.tune.registry.register_env``
 ENV_NAME = "cardenvs_pettingzoo"
@@ -67,7 +68,7 @@ CPUS_PER_ENV_RUNNER = 1
 EXIT_FAILURE = 1
 EXIT_USAGE = 2
 EXIT_INTERRUPTED = 130
-RLLIB_EXTRA_HINT = 'pip install -e ".[rllib]"'
+RLLIB_EXTRA_HINT = 'pip install "cardenvs[rllib]"'
 
 
 #: ``--policy`` choices
@@ -195,7 +196,7 @@ class RLlibTrainArgs:
 
 # ---------------------------------------------------------------------------------------------- command line
 def command() -> str:
-    """How this script was started: the start of the commands it prints (``python -m training.rllib_train``)."""
+    """How this script was started, for the commands it prints (``python -m cardenvs.training.rllib_train``)."""
     return invocation(__spec__)
 
 
@@ -206,7 +207,7 @@ def parse_args(argv: Sequence[str] | None = None) -> RLlibTrainArgs:
     checkpoint in ``--checkpoint-dir`` (when it has the arguments file).
     """
     description = (sys.modules[__name__].__doc__ or "").split("\n\n")[0] + (
-        " Run it from the repository root as python -m training.rllib_train, or from anywhere as "
+        " Run it from the repository root as python -m cardenvs.training.rllib_train, or from anywhere as "
         "python PATH/TO/training/rllib_train.py."
     )
 
@@ -250,13 +251,12 @@ def build_config(args: RLlibTrainArgs, module_class: type | None = None) -> Any:
     Args:
         args: the run's arguments (validated first; ValueError if they are not allowed).
         module_class: the RLModule class of every module (``None``:
-            :class:`~training.rllib_masking.MaskedActorCritic`).
+            :class:`~cardenvs.training.rllib_masking.MaskedActorCritic`).
     """
+    from cardenvs.training.rllib_masking import HIDDEN_SIZES_KEY, MaskedActorCritic, make_pettingzoo_env
     from ray.rllib.algorithms.ppo import PPOConfig
     from ray.rllib.core.rl_module.rl_module import RLModuleSpec
     from ray.tune.registry import register_env
-
-    from training.rllib_masking import HIDDEN_SIZES_KEY, MaskedActorCritic, make_pettingzoo_env
 
     args.validate()
     modules = module_ids(args)
@@ -305,7 +305,7 @@ def init_ray(args: RLlibTrainArgs) -> None:
     if args.address is None:
         ray.init(num_cpus=args.num_cpus, include_dashboard=False)
     else:
-        # Workers on other nodes import cardenvs and training.rllib_masking from the shipped copy.
+        # Workers on other nodes import cardenvs and cardenvs.training.rllib_masking from the shipped copy.
         ray.init(address=args.address, runtime_env={"working_dir": str(REPO_ROOT), "excludes": SHIPPING_EXCLUDES})
 
 

@@ -4,9 +4,9 @@ One readable file (CleanRL style): the `Args` dataclass is the whole configurati
 line from its fields and their docstrings), then the algorithm from top to bottom. Run it from the repository
 root as a module, or from anywhere by its path:
 
-    python -m training.selfplay --env-id clabber_v0
-    python -m training.selfplay --env-id gin_slaughtre_v0 --minutes 30 --run-dir runs/selfplay/gin
-    python -m training.selfplay --run-dir runs/selfplay/gin --resume
+    python -m cardenvs.training.selfplay --env-id clabber_v0
+    python -m cardenvs.training.selfplay --env-id gin_slaughtre_v0 --minutes 30 --run-dir runs/selfplay/gin
+    python -m cardenvs.training.selfplay --run-dir runs/selfplay/gin --resume
 
 The algorithm:
 
@@ -85,10 +85,20 @@ import numpy as np
 if __spec__ is None:  # run by its path: the repository root holds cardenvs, agents and training
     sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
+from cardenvs.training.cli import invocation, registered_env, shown_default, tyro_missing
+from cardenvs.training.runs import (
+    as_flags,
+    flag,
+    match_rows,
+    match_table,
+    settle,
+    tournament,
+    write_json,
+    write_run_args,
+)
+
 import cardenvs
 from cardenvs.core.game import ObservationLayout
-from training.cli import invocation, registered_env, shown_default, tyro_missing
-from training.runs import as_flags, flag, match_rows, match_table, settle, tournament, write_json, write_run_args
 
 DEFAULT_ENV_ID = "slabberjan_v0"
 RUNS_DIR = Path("runs") / "selfplay"
@@ -324,7 +334,7 @@ def _check_aux(args: Args) -> None:
 
 
 def _check_league(args: Args) -> None:
-    from agents.registry import check_spec
+    from cardenvs.agents.registry import check_spec
 
     if args.league_share > 0 and not args.league:
         raise ValueError("--league needs at least one entry while --league-share is above 0")
@@ -377,9 +387,9 @@ class Trainer:
 
     def __init__(self, args: Args):
         import torch as th
+        from cardenvs.agents.registry import make_agent
+        from cardenvs.agents.selfplay import input_scale
 
-        from agents.registry import make_agent
-        from agents.selfplay import input_scale
         from cardenvs.core.global_state import state_layout
 
         th.set_num_threads(args.torch_threads)
@@ -434,7 +444,7 @@ class Trainer:
 
     def new_network(self):
         """A freshly initialised network of this run's shape."""
-        from agents.selfplay import MaskedActorCritic
+        from cardenvs.agents.selfplay import MaskedActorCritic
 
         return MaskedActorCritic(self.scales[0], self.venv.num_actions, self.args.hidden, self.scales[1],
                                  self.num_players, self.aux_index.shape[1], self.args.aux_to_policy)
@@ -442,7 +452,7 @@ class Trainer:
     # ------------------------------------------------------------------ league
     def league_agents(self) -> tuple[list, list[str]]:
         """The league's agents now (snapshots as sampling copies of the policy) and each one's league entry."""
-        from agents.selfplay import SelfPlayAgent
+        from cardenvs.agents.selfplay import SelfPlayAgent
 
         agents, entries = [], []
         for spec in self.args.league:
@@ -483,10 +493,9 @@ class Trainer:
     def train(self) -> None:
         """Learn until the budget (decisions or minutes) is spent, with the periodic events; then save the model."""
         import torch as th
+        from cardenvs.agents.base import act_on_rows
         from torch.utils.tensorboard import SummaryWriter
         from tqdm.auto import tqdm
-
-        from agents.base import act_on_rows
 
         args, venv = self.args, self.venv
         n, players, steps = args.num_envs, self.num_players, args.num_steps
@@ -816,7 +825,7 @@ class Trainer:
 
     def agent(self, name: str = "trained"):
         """The current policy as a deterministic agent (a copy: training does not change it)."""
-        from agents.selfplay import SelfPlayAgent
+        from cardenvs.agents.selfplay import SelfPlayAgent
 
         return SelfPlayAgent(copy.deepcopy(self.network), name=name)
 
@@ -880,7 +889,7 @@ class Trainer:
 
     def save_model(self) -> None:
         """The network alone (``model.pt``, small) and how it was trained (``model.json``)."""
-        from agents.selfplay import save_model
+        from cardenvs.agents.selfplay import save_model
 
         params = dataclasses.asdict(self.venv.params)
         save_model(self.dir / MODEL_NAME, self.network, {
@@ -891,7 +900,7 @@ class Trainer:
 
     def final_tournament(self) -> str | None:
         """The trained agent against the rule-based agent and against random, each a duplicate-deal match."""
-        from agents.selfplay import SelfPlayAgent
+        from cardenvs.agents.selfplay import SelfPlayAgent
 
         if self.args.final_games <= 0:
             return None
@@ -927,7 +936,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         import torch  # noqa: F401
     except ImportError:
-        print(f"error: {command()} needs the 'train' extra (torch); install it with: pip install -e \".[train]\"",
+        print(f"error: {command()} needs the 'train' extra (torch); install it with: pip install \"cardenvs[train]\"",
               file=sys.stderr)
         return EXIT_FAILURE
     trainer = None

@@ -30,7 +30,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from agents.registry import make_agent
+    from cardenvs.agents.registry import make_agent
 
     params = {} if args.players is None else {"num_players": args.players}
     try:

@@ -83,7 +83,7 @@ def _seat(text: str, num_players: int, seed: int) -> int:
 
 
 def _opponent_specs(specs: list[str], seats: list[int]) -> dict[int, str]:
-    from agents.registry import check_spec
+    from cardenvs.agents.registry import check_spec
 
     for spec in specs:
         try:
@@ -101,7 +101,7 @@ def _opponent_specs(specs: list[str], seats: list[int]) -> dict[int, str]:
 
 def _setup(args: argparse.Namespace, input_fn: Callable[[str], str], output: Callable[[str], Any]):
     """The env, the human's seat, every seat's agent and its spec, the seed; UsageError for bad arguments."""
-    from agents.registry import make_agent
+    from cardenvs.agents.registry import make_agent
 
     params = _params(args)
     try:
@@ -123,7 +123,7 @@ def _setup(args: argparse.Namespace, input_fn: Callable[[str], str], output: Cal
             agents[other] = make_agent(spec, args.env_id, layout, seed=seed + other)
         except (ValueError, OSError, ImportError) as error:
             raise UsageError(f"cannot make the agent {spec!r}: {error}") from error
-    from agents.human import HumanAgent
+    from cardenvs.agents.human import HumanAgent
 
     human = HumanAgent(args.env_id, layout, input_fn=input_fn, output=output)
     human.bind(env, seat)
@@ -134,7 +134,7 @@ def _setup(args: argparse.Namespace, input_fn: Callable[[str], str], output: Cal
 
 def run(args: argparse.Namespace, input_fn: Callable[[str], str] = input, output: Callable[[str], Any] = print) -> int:
     """Play one game; ``input_fn`` and ``output`` stand for the terminal (tests drive them)."""
-    from agents.human import QuitGame
+    from cardenvs.agents.human import QuitGame
 
     try:
         env, seat, agents, specs, seed = _setup(args, input_fn, output)

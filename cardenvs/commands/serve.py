@@ -2,7 +2,7 @@
 
 Opens nothing by itself: it prints the address (http://127.0.0.1:8000 by default) to open in a browser. It
 listens on this machine only unless ``--host`` says otherwise. The trained agents offered are the
-``<env_id>.pt`` files in ``--checkpoints`` (default: the repository's training/checkpoints).
+``<env_id>.pt`` files in ``--checkpoints`` (default: the repository's agents/checkpoints).
 """
 
 from __future__ import annotations
@@ -22,7 +22,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="address to listen on; 127.0.0.1 is this machine only (default: 127.0.0.1)")
     parser.add_argument("--port", type=int, default=8000, help="port to listen on (default: 8000)")
     parser.add_argument("--checkpoints", default=None, metavar="DIR",
-                        help="folder of trained agents, <env_id>.pt (default: training/checkpoints)")
+                        help="folder of trained agents, <env_id>.pt (default: agents/checkpoints)")
 
 
 def run(args: argparse.Namespace) -> int:

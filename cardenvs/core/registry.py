@@ -6,7 +6,7 @@ once, the first time the registry is asked for anything:
 1. every subpackage of :mod:`cardenvs.games` that defines ``GAME`` (the built-in games; no list of ids anywhere);
 2. the modules named in the environment variable :data:`GAME_MODULES_VARIABLE` (``CARDENVS_GAME_MODULES``),
    separated by commas: a game defined outside the package, in every process started with the variable set
-   (``CARDENVS_GAME_MODULES=my_games.dice python -m training.ppo --env-id dice_v0``);
+   (``CARDENVS_GAME_MODULES=my_games.dice python -m cardenvs.training.ppo --env-id dice_v0``);
 3. :func:`register` called at run time (a notebook, a test).
 
 The env id of a game is ``<Game.name>_v<Game.version>``; two games with one id are refused.

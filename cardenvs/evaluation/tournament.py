@@ -47,7 +47,7 @@ Batched play
     (``reset(seeds=...)``), and every slot whose game ends starts the next game at once
     (``VectorEnv.reset_games``) until none is left; finished slots then wait (``step``'s ``active``). At every
     step each agent acts once, through ``act_batch``, on the rows whose player to act is one of its seats
-    (:func:`agents.base.act_on_rows`). Otherwise every game runs on the AEC env through ``act``. For
+    (:func:`cardenvs.agents.base.act_on_rows`). Otherwise every game runs on the AEC env through ``act``. For
     deterministic agents both give identical results.
 Results file
     Every finished game is appended at once to a JSON-lines file (``results_path``; by default
@@ -56,7 +56,7 @@ Results file
     one game (see :data:`RESULT_FIELDS`). A rerun with the same arguments reads the file and plays only the
     games missing from it; a file whose header differs is refused, so different tournaments never mix. An
     agent's identity is its spec (plus the checkpoint's content hash for ``ppo:PATH`` and ``rllib:PATH``) or,
-    for an :class:`~agents.base.Agent` instance, its class, name and a hash of its pickled state (an agent
+    for an :class:`~cardenvs.agents.base.Agent` instance, its class, name and a hash of its pickled state (an agent
     that cannot be pickled gets a fresh identity every run, and so never resumes).
 """
 
@@ -79,7 +79,7 @@ from typing import Any
 import numpy as np
 
 import cardenvs
-from agents.base import Agent, act_on_rows
+from cardenvs.agents.base import Agent, act_on_rows
 from cardenvs.core.game import Game
 
 #: a tournament compares agents: a lone agent would only be measured against itself, in one seat arrangement
@@ -397,7 +397,8 @@ def run_tournament(
     Args:
         env_id: a registered env id.
         agents: at least two agent specs (``random``, ``heuristic``, ``ppo:PATH``, ``rllib:PATH``; see
-            :mod:`agents.registry`; not ``human``) or :class:`~agents.base.Agent` instances, in lineup order.
+            :mod:`cardenvs.agents.registry`; not ``human``) or :class:`~cardenvs.agents.base.Agent` instances, in
+            lineup order.
             Each is named by its ``name`` (trained policies by the shortest ending of their paths that tells
             them apart), made unique with ``#2``, ``#3``, ... Spec agents draw randomness from generators
             seeded from ``seed``.
@@ -418,7 +419,7 @@ def run_tournament(
     Raises:
         ValueError: an unknown env id or agent spec, ``human``, bad parameters, a seed out of range, fewer than
             two agents or more agents than seats, a checkpoint that cannot be loaded (or whose extra is not
-            installed: :class:`agents.registry.MissingExtraError`), or a results file holding another
+            installed: :class:`cardenvs.agents.registry.MissingExtraError`), or a results file holding another
             tournament.
     """
     started = time.perf_counter()
@@ -635,7 +636,7 @@ def _build_agents(
     Trained policies given by path are named by the shortest ending of their paths that tells them apart
     (``ppo:a/model`` and ``ppo:b/model``), so that two checkpoints of the same file name stay recognisable.
     """
-    from agents.registry import TRAINED_KINDS, check_spec, checkpoint_names, make_agent
+    from cardenvs.agents.registry import TRAINED_KINDS, check_spec, checkpoint_names, make_agent
 
     for agent in agents:
         if isinstance(agent, str):

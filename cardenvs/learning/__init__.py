@@ -18,7 +18,7 @@ See docs/training.md.
 import cardenvs  # noqa: F401
 
 #: the install command of the optional dependencies this package needs
-TRAIN_EXTRA_HINT = 'pip install -e ".[train]"'
+TRAIN_EXTRA_HINT = 'pip install "cardenvs[train]"'
 
 try:
     import sb3_contrib  # noqa: F401

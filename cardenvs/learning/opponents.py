@@ -1,6 +1,7 @@
 """The opponent pool: the agents that fill every seat the learner does not hold.
 
-A pool is a list of :class:`~agents.base.Agent` instances (random, rule-based, frozen snapshots of the learner).
+A pool is a list of :class:`~cardenvs.agents.base.Agent` instances (random, rule-based, frozen snapshots of the
+learner).
 At the start of every episode each opponent seat gets an agent drawn uniformly from the pool, and the learner's
 seat is drawn uniformly too unless it is fixed. Both training views (:class:`~cardenvs.learning.SingleAgentEnv`
 and :class:`~cardenvs.learning.LearnerVecEnv`) draw a game's seating with :func:`draw_seating` from a generator
@@ -16,7 +17,7 @@ from collections.abc import Iterable, Sequence
 
 import numpy as np
 
-from agents.base import Agent
+from cardenvs.agents.base import Agent
 
 
 class OpponentPool:

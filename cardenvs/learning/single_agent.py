@@ -28,7 +28,7 @@ import numpy as np
 from gymnasium import spaces
 
 import cardenvs
-from agents.base import Agent
+from cardenvs.agents.base import Agent
 from cardenvs.learning.opponents import OpponentPool, as_pool, check_learner_seat, draw_seating, reseed_agents
 
 #: how many games in a row may end before the learner's first decision before reset() gives up

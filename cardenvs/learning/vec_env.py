@@ -10,7 +10,7 @@ One ``step(actions)``:
 
 1. applies the learner's action in every game;
 2. while some games wait on an opponent, steps only those games (``VectorEnv.step``'s ``active``), each opponent
-   agent acting once per step on all the rows it owns (:func:`agents.base.act_on_rows`);
+   agent acting once per step on all the rows it owns (:func:`cardenvs.agents.base.act_on_rows`);
 3. returns, per game, the learner's own next observation, the learner's own reward summed over the whole step
    (its action and every opponent move after it), and ``done``.
 
@@ -32,7 +32,7 @@ from gymnasium import spaces
 from stable_baselines3.common.vec_env.base_vec_env import VecEnv, VecEnvIndices, VecEnvStepReturn
 
 import cardenvs
-from agents.base import Agent, act_on_rows
+from cardenvs.agents.base import Agent, act_on_rows
 from cardenvs.core.rng import game_seed
 from cardenvs.core.vector import VectorEnv
 from cardenvs.learning.opponents import OpponentPool, as_pool, check_learner_seat, draw_seating

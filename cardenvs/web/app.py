@@ -31,6 +31,7 @@ from starlette.responses import HTMLResponse, RedirectResponse, Response
 from starlette.routing import Route
 
 import cardenvs
+from cardenvs.agents.registry import SHIPPED_CHECKPOINTS
 from cardenvs.core.registry import get_game
 from cardenvs.web.tables import (
     LiveTable,
@@ -53,10 +54,9 @@ WATCH_SPEEDS = (1, 2, 5, 10)
 WATCH_LOG_LINES = 10
 #: seeds the pages draw stay below this, so they are short to type again
 DRAWN_SEED_LIMIT = 1_000_000
-#: the trained agents, by env id (``<env_id>.pt``)
 #: the player counts the pages probe for a game with a ``num_players`` parameter
 MAX_PLAYERS_PROBED = 64
-DEFAULT_CHECKPOINTS = Path(__file__).resolve().parents[2] / "training" / "checkpoints"
+DEFAULT_CHECKPOINTS = SHIPPED_CHECKPOINTS  # the trained agents installed with the package, by env id
 
 _templates = Environment(loader=PackageLoader("cardenvs.web", "templates"), autoescape=select_autoescape())
 _templates.filters["agent_label"] = agent_label

@@ -88,7 +88,7 @@ class LiveTable:
 
     def __init__(self, env_id: str, params: dict[str, Any], seed: int, specs: dict[int, str],
                  human: int | None, checkpoints: Path | None):
-        from agents.registry import make_agent
+        from cardenvs.agents.registry import make_agent
 
         self.env = new_env(env_id, params)
         self.game, self.params = self.env.game, self.env.params

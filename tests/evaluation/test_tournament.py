@@ -8,11 +8,11 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from cardenvs.agents.base import Agent
+from cardenvs.agents.clabber import ClabberHeuristic
+from cardenvs.agents.registry import make_agent
 
 import cardenvs
-from agents.base import Agent
-from agents.clabber import ClabberHeuristic
-from agents.registry import make_agent
 from cardenvs.evaluation import TournamentResult, run_tournament, seat_arrangements
 from cardenvs.evaluation.plot import plot_ladder
 from cardenvs.evaluation.tournament import Z_95
@@ -299,7 +299,7 @@ def test_bad_arguments_are_refused(tmp_path):
         run_tournament("gin_slaughtre_v0", ["random"], 2, num_players=9, progress=False)
 
 
-CHECKPOINT = Path(__file__).resolve().parents[2] / "training" / "checkpoints" / "slabberjan_v0.pt"
+CHECKPOINT = Path(__file__).resolve().parents[2] / "agents" / "checkpoints" / "slabberjan_v0.pt"
 
 
 def test_a_trained_policy_plays_by_its_spec(tmp_path):

@@ -13,10 +13,10 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from cardenvs.agents.registry import make_agent
 from pettingzoo.test import api_test
 
 import cardenvs
-from agents.registry import make_agent
 from cardenvs.core.registry import GAME_MODULES_VARIABLE
 from cardenvs.evaluation import run_tournament
 from tests.test_env_contract import check_contract, check_runs_as_plain_python_with_jit_disabled
@@ -104,7 +104,7 @@ def test_a_tournament_ranks_the_rule_based_agent_above_random():
 
 
 def test_the_training_entry_point_trains_and_saves_a_model(tmp_path):
-    command = [sys.executable, "-m", "training.ppo", "--env-id", ENV_ID, "--total-timesteps", "64",
+    command = [sys.executable, "-m", "cardenvs.training.ppo", "--env-id", ENV_ID, "--total-timesteps", "64",
                "--num-envs", "2", "--n-steps", "16", "--batch-size", "32", "--n-epochs", "1", "--eval-games", "0",
                "--final-games", "4", "--no-progress-bar", "--run-dir", str(tmp_path / "run")]
     done = subprocess.run(command, capture_output=True, text=True, timeout=600, cwd=REPOSITORY, env=_environment())

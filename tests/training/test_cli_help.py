@@ -11,8 +11,7 @@ import sys
 from pathlib import Path
 
 import pytest
-
-from training import ppo
+from cardenvs.training import ppo
 
 REPO_ROOT = Path(__file__).resolve().parents[2]
 #: each script, and the dataclass its command line is built from

@@ -11,12 +11,12 @@ from pathlib import Path
 import numpy as np
 import pytest
 import torch
+from cardenvs.agents.ppo import PolicyAgent
+from cardenvs.agents.registry import make_agent
+from cardenvs.training import ppo
+from cardenvs.training.runs import RUN_ARGS_NAME
 
 import cardenvs
-from agents.ppo import PolicyAgent
-from agents.registry import make_agent
-from training import ppo
-from training.runs import RUN_ARGS_NAME
 
 ENV_ID = "slabberjan_v0"
 # A tiny run: 4 games, 32 steps each per update, two updates per 256 steps.
@@ -42,7 +42,7 @@ def test_a_tiny_run_saves_model_checkpoint_pool_and_logs(finished_run):
     assert list((finished_run / "tb").rglob("events.out.tfevents.*"))
     info = json.loads((finished_run / ppo.MODEL_INFO_NAME).read_text())
     assert info["env_id"] == ENV_ID and info["num_timesteps"] == 256
-    assert info["command"].startswith("python -m training.ppo --env-id slabberjan_v0")
+    assert info["command"].startswith("python -m cardenvs.training.ppo --env-id slabberjan_v0")
     assert [e["num_timesteps"] for e in info["evaluations"]] == [128]
     [match] = info["tournament"]["matches"]  # four seats: one tournament of the three agents
     assert match["agents"] == ["ppo", "random", "heuristic"] and set(match["results"]) == set(match["agents"])
@@ -145,12 +145,12 @@ def test_without_the_train_extra_the_import_and_the_script_name_the_extra(tmp_pa
     imported = run_python("import cardenvs.learning", blocked_extra=True)
     assert imported.returncode == 1
     assert 'ImportError: cardenvs.learning needs the \'train\' extra' in imported.stderr
-    assert 'pip install -e ".[train]"' in imported.stderr.splitlines()[-1]
+    assert 'pip install "cardenvs[train]"' in imported.stderr.splitlines()[-1]
     run_dir = tmp_path / "run"
-    script = run_python("-m", "training.ppo", *TINY_RUN, "--run-dir", str(run_dir), blocked_extra=True)
+    script = run_python("-m", "cardenvs.training.ppo", *TINY_RUN, "--run-dir", str(run_dir), blocked_extra=True)
     assert script.returncode == ppo.EXIT_FAILURE
     assert "Traceback" not in script.stderr and len(script.stderr.splitlines()) == 1
-    assert 'pip install -e ".[train]"' in script.stderr
+    assert 'pip install "cardenvs[train]"' in script.stderr
     assert not run_dir.exists()
 
 
@@ -216,7 +216,7 @@ def test_resume_after_an_interruption_before_the_first_checkpoint_keeps_argument
     monkeypatch.undo()
     err = capsys.readouterr().err
     assert "interrupted before the first checkpoint" in err
-    assert err.rstrip().endswith(f"python -m training.ppo --run-dir {run_dir} --resume")
+    assert err.rstrip().endswith(f"python -m cardenvs.training.ppo --run-dir {run_dir} --resume")
     assert not (run_dir / ppo.CHECKPOINT_NAME).exists()
     assert json.loads((run_dir / RUN_ARGS_NAME).read_text())["total_timesteps"] == 192
     # Without --resume the run is not overwritten, even before its first checkpoint.
@@ -265,7 +265,7 @@ def test_resume_needs_a_run_and_resume_if_present_starts_one(tmp_path, capsys):
 
 
 def test_a_malformed_value_exits_with_code_2_without_a_traceback(tmp_path):
-    done = run_python("-m", "training.ppo", "--total-timesteps", "many", "--run-dir", str(tmp_path / "run"))
+    done = run_python("-m", "cardenvs.training.ppo", "--total-timesteps", "many", "--run-dir", str(tmp_path / "run"))
     assert done.returncode == 2 and "Traceback" not in done.stderr
     assert "--total-timesteps" in done.stderr
     assert not (tmp_path / "run").exists()

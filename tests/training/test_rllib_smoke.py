@@ -23,14 +23,14 @@ import pytest
 ray = pytest.importorskip("ray", reason="the [rllib] extra is not installed")
 torch = pytest.importorskip("torch")
 
+from cardenvs.training import rllib_train  # noqa: E402
+from cardenvs.training.rllib_masking import ILLEGAL_LOGIT, MaskedActorCritic  # noqa: E402
+from cardenvs.training.rllib_train import RLlibTrainArgs, build_config, main, parse_args, train  # noqa: E402
 from ray.rllib.core.columns import Columns  # noqa: E402
 from ray.rllib.core.rl_module.rl_module import RLModule  # noqa: E402
 from ray.rllib.env.env_runner import NUM_ENV_STEP_FAILURES_LIFETIME  # noqa: E402
 
 import cardenvs  # noqa: E402
-from training import rllib_train  # noqa: E402
-from training.rllib_masking import ILLEGAL_LOGIT, MaskedActorCritic  # noqa: E402
-from training.rllib_train import RLlibTrainArgs, build_config, main, parse_args, train  # noqa: E402
 
 # RLlib re-registers its gymnasium entry point each time it builds an EnvRunner
 pytestmark = pytest.mark.filterwarnings("ignore:.*Overriding environment rllib-multi-agent-env-v0")
@@ -148,14 +148,14 @@ def test_without_ray_the_script_names_the_extra():
                     raise ImportError(f"No module named {name!r}", name=name)
         sys.meta_path.insert(0, NoRay())
         sys.argv = ["rllib_train", "--iterations", "1"]
-        runpy.run_module("training.rllib_train", run_name="__main__", alter_sys=True)
+        runpy.run_module("cardenvs.training.rllib_train", run_name="__main__", alter_sys=True)
     """)
     root = Path(__file__).resolve().parents[2]
     done = subprocess.run([sys.executable, "-c", blocked], cwd=root, capture_output=True, text=True, timeout=300,
                           env={**os.environ, "PYTHONPATH": str(root)})
     assert done.returncode == rllib_train.EXIT_FAILURE
     assert "Traceback" not in done.stderr and len(done.stderr.splitlines()) == 1
-    assert 'pip install -e ".[rllib]"' in done.stderr
+    assert 'pip install "cardenvs[rllib]"' in done.stderr
 
 
 def test_an_interruption_exits_with_the_command_that_continues(tmp_path, capsys, monkeypatch):
@@ -167,7 +167,8 @@ def test_an_interruption_exits_with_the_command_that_continues(tmp_path, capsys,
     monkeypatch.setattr(rllib_train, "train", interrupted_training)
     assert main(["--env-id", ENV_ID, "--iterations", "10", "--checkpoint-dir", str(tmp_path)]) == 130
     assert capsys.readouterr().err.strip() == (
-        "interrupted; continue from the checkpoint of iteration 3 with: python -m training.rllib_train --resume "
+        "interrupted; continue from the checkpoint of iteration 3 with: python -m cardenvs.training.rllib_train "
+        "--resume "
         f"--checkpoint-dir {tmp_path} --iterations 7"
     )
     (tmp_path / rllib_train.ARGS_FILE).unlink()

@@ -9,11 +9,11 @@ from pathlib import Path
 import numpy as np
 import pytest
 import torch
+from cardenvs.agents.registry import make_agent
+from cardenvs.agents.selfplay import SelfPlayAgent, load_model
+from cardenvs.training import selfplay
 
 import cardenvs
-from agents.registry import make_agent
-from agents.selfplay import SelfPlayAgent, load_model
-from training import selfplay
 
 ENV_ID = "slabberjan_v0"
 # A tiny run: 8 games, 8 steps per rollout, a small network, no tournaments unless asked for.
@@ -200,7 +200,7 @@ def finished_run(tmp_path_factory):
 def test_a_tiny_run_saves_model_checkpoint_curve_and_logs(finished_run):
     info = json.loads((finished_run / selfplay.MODEL_INFO_NAME).read_text())
     assert info["env_id"] == ENV_ID and info["decisions"] >= 256
-    assert info["command"].startswith("python -m training.selfplay --env-id slabberjan_v0")
+    assert info["command"].startswith("python -m cardenvs.training.selfplay --env-id slabberjan_v0")
     assert info["evaluations"] and all(-1 <= point["mean_reward"] <= 1 for point in info["evaluations"])
     assert set(info["time_shares"]) == set(selfplay.Timers.PARTS)
     assert [match["agents"] for match in info["tournament"]["matches"]] == [["trained", "heuristic"],
@@ -451,7 +451,7 @@ def test_aux_balance_weighs_a_rare_target_by_its_zeros_over_its_non_zeros_up_to_
     assert selfplay.aux_positive_weights(target, 1.0).tolist() == [1.0, 1.0, 1.0, 1.0]
 
 
-CHECKPOINTS_DIR = Path(__file__).resolve().parents[2] / "training" / "checkpoints"
+CHECKPOINTS_DIR = Path(__file__).resolve().parents[2] / "agents" / "checkpoints"
 CHECKPOINTS = sorted(CHECKPOINTS_DIR.glob("*.pt"))
 #: committed models stay small (Gin Slaughtre's 420 actions make the largest)
 MAX_MODEL_BYTES = 1_500_000

@@ -2,10 +2,10 @@
 
 import numpy as np
 import pytest
+from cardenvs.agents.base import Agent, RandomAgent
 from sb3_contrib import MaskablePPO
 
 import cardenvs
-from agents.base import Agent, RandomAgent
 from cardenvs.learning import LearnerVecEnv, OpponentPool, SingleAgentEnv
 
 ENV_ID = "slabberjan_v0"

@@ -28,7 +28,7 @@ GAME = Game(
     render=render,
     picture=picture,
     apply_deal=apply_deal,
-    rule_based_agent="agents.gin_slaughtre:GinSlaughtreHeuristic",
+    rule_based_agent="cardenvs.agents.gin_slaughtre:GinSlaughtreHeuristic",
     # Games of hundreds of learner decisions, rewarded only at the end: a longer discount horizon.
     training_defaults={"total_timesteps": 500_000, "gamma": 0.999, "ent_coef": 0.01, "net_arch": [128, 128]},
     deal_keys=DEAL_KEYS,

@@ -33,7 +33,7 @@ GAME = Game(
     render=render,
     picture=picture,
     apply_deal=apply_deal,
-    rule_based_agent="agents.stabby_jack:StabbyJackHeuristic",
+    rule_based_agent="cardenvs.agents.stabby_jack:StabbyJackHeuristic",
     # Games of hundreds of learner decisions, rewarded only at the end: a longer discount horizon.
     training_defaults={"total_timesteps": 500_000, "gamma": 0.999, "ent_coef": 0.01, "net_arch": [128, 128]},
     deal_keys=("dealer", "deck", "stats", "xp", "damage", "discard", "rest"),

@@ -4,7 +4,7 @@ import pytest
 
 from cardenvs.games.slabberjan import rules
 from cardenvs.games.slabberjan.pieces import CAT, INN, kind_id
-from training import clairvoyant
+from experiments import clairvoyant
 
 
 def _table_with(pieces: list[int], dealer: int = 3) -> clairvoyant.Table:

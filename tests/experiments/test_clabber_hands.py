@@ -3,8 +3,8 @@
 import numpy as np
 import pytest
 
-from training import clabber_hands
-from training.clabber_hands import ADDED, AGENT, HAND, MAKER, RANDOM, TRICKS
+from experiments import clabber_hands
+from experiments.clabber_hands import ADDED, AGENT, HAND, MAKER, RANDOM, TRICKS
 
 #: card points of the 24 cards (rule:card_points) plus the last trick's 10: the trick points of one hand
 TRICK_POINTS_A_HAND = 162

@@ -15,7 +15,7 @@ drawing their choices, the clairvoyant seats playing the rule above) and keeps t
 The clairvoyant player holds two of the four seats, alternating sides from game to game, as a two-agent
 tournament seats them; like any Slabberjan player, each of its seats plays for itself.
 
-    python -m training.clairvoyant --games 4000
+    python -m experiments.clairvoyant --games 4000
 
 It is an analysis, not an agent: its wins are a reference for what hidden information costs, not a proof of
 the best possible rate (the clairvoyant rule is not proven optimal).
@@ -29,13 +29,13 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 import numpy as np
+from cardenvs.training.cli import run_report
 
 import cardenvs
 from cardenvs.core.game import new_states
 from cardenvs.evaluation.tournament import Z_95
 from cardenvs.games.slabberjan import rules
 from cardenvs.games.slabberjan.pieces import BIRD, CAT, INN, KNIGHT
-from training.cli import run_report
 
 ENV_ID = "slabberjan_v0"
 #: matadors that cost the attacker a chip (Cat, Knight) or end the turns for nothing (Bird)

@@ -5,8 +5,8 @@ import pytest
 
 from cardenvs.games.clabber.cards import HAND_POINTS
 from cardenvs.games.clabber.rules import NAME_SUIT, PASS, PHASE_BID_SECOND, PHASE_PLAY, team_of
-from training import clabber_ceiling
-from training.clabber_ceiling import Search
+from experiments import clabber_ceiling
+from experiments.clabber_ceiling import Search
 
 
 def _brute_force(search: Search, states: np.recarray, team: int, hands_dealt: int, hands_played: int,

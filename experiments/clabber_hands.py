@@ -6,8 +6,8 @@ partnership gains on random per hand. This script splits those hands by which si
 each side, the trick points (card points and the last trick), the melds and Bell scored, the points added to the
 score (the makers add nothing when they fail) and how often the makers made their contract.
 
-    python -m training.clabber_hands --agent heuristic
-    python -m training.clabber_hands --agent ppo:training/checkpoints/clabber_v0.pt
+    python -m experiments.clabber_hands --agent heuristic
+    python -m experiments.clabber_hands --agent ppo:agents/checkpoints/clabber_v0.pt
 
 The agent plays both seats of one partnership, random the other two, as a two-agent tournament seats them (seats
 0 and 2 at even tables, 1 and 3 at odd ones). Every hand played out is counted when it ends, except each game's
@@ -22,12 +22,12 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 import numpy as np
+from cardenvs.agents.base import act_on_rows
+from cardenvs.agents.registry import make_agent
+from cardenvs.training.cli import run_report
 
 import cardenvs
-from agents.base import act_on_rows
-from agents.registry import make_agent
 from cardenvs.evaluation.tournament import Z_95
-from training.cli import run_report
 
 ENV_ID = "clabber_v0"
 AGENT, RANDOM = 0, 1  # the two partnerships, as indices into the agents that play them

@@ -13,7 +13,7 @@ thrown-in hand again and pays the lead of the first hand played; counted that wa
 1 / (1 - p) times as high, where p, at most 1/16 on all but freak deals, is the chance that both random seats
 pass in both rounds.)
 
-    python -m training.clabber_ceiling --deals 200
+    python -m experiments.clabber_ceiling --deals 200
 
 Deal ``i`` is the single-hand game ``clabber_v0`` resets with seed ``seed * deals + i`` (its first dealer is
 drawn too); the partnership holds seats 0 and 2. A deal takes seconds to a minute: the search visits every
@@ -32,6 +32,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 import numpy as np
+from cardenvs.training.cli import run_report
 from numba import njit, types
 from numba.typed import Dict
 from tqdm import tqdm
@@ -42,7 +43,6 @@ from cardenvs.evaluation.tournament import Z_95
 from cardenvs.games.clabber import rules
 from cardenvs.games.clabber.cards import NUM_CARDS
 from cardenvs.games.clabber.params import NUM_PLAYERS
-from training.cli import run_report
 
 ENV_ID = "clabber_v0"
 TEAM = 0  # the clairvoyant partnership: seats 0 and 2
