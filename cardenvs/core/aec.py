@@ -21,7 +21,7 @@ from pettingzoo import AECEnv
 from cardenvs.core.errors import IllegalActionError
 from cardenvs.core.game import NO_PLAYER, Game, new_states
 from cardenvs.core.global_state import state_layout, state_space
-from cardenvs.core.picture import seats_shown, svg_to_rgb, table_svg
+from cardenvs.core.picture import rasteriser_missing, seats_shown, svg_to_rgb, table_svg
 from cardenvs.core.rng import checked_seed
 from cardenvs.core.single import (
     encode_game_state,
@@ -70,6 +70,8 @@ class CardEnv(AECEnv):
             )
         if render_mode == "rgb_array" and game.picture is None:
             raise ValueError(f"render_mode='rgb_array' is not allowed: {game.env_id} draws no table picture")
+        if render_mode == "rgb_array" and rasteriser_missing():
+            raise ImportError(rasteriser_missing())
         if illegal_action not in ILLEGAL_ACTION_MODES:
             raise ValueError(f"illegal_action={illegal_action!r} is not allowed; choose 'raise' or 'penalize'")
         self.game = game
@@ -79,7 +81,9 @@ class CardEnv(AECEnv):
         self.enforce_order = enforce_order
         self.metadata = {
             "name": game.env_id,
-            "render_modes": list(RENDER_MODES),
+            # rgb_array only where it can work: a game with a picture, and cairosvg installed
+            "render_modes": [mode for mode in RENDER_MODES
+                             if mode != "rgb_array" or (game.picture is not None and not rasteriser_missing())],
             "render_fps": RENDER_FPS,
             "is_parallelizable": False,  # turn-based: a waiting seat has no legal action
         }

@@ -17,6 +17,7 @@ The SVG carries data attributes for programs that read it (the browser tests do)
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from html import escape
@@ -256,17 +257,26 @@ def table_svg(table: Table) -> str:
             f'<rect width="{WIDTH}" height="{height:g}" fill="{COLOURS["felt"]}"/>' + "".join(parts) + "</svg>")
 
 
+@functools.cache
+def rasteriser_missing() -> str | None:
+    """Why ``render_mode="rgb_array"`` cannot work here (what to install), or None when it can."""
+    try:
+        import cairosvg  # noqa: F401
+        import PIL  # noqa: F401
+    except (ImportError, OSError) as error:  # cairosvg also needs the system's cairo library
+        return ("render_mode='rgb_array' draws the table with cairosvg: pip install 'cardenvs[web]' (it needs the "
+                f"cairo library, Debian's libcairo2): {error}")
+    return None
+
+
 def svg_to_rgb(svg: str) -> np.ndarray:
     """The SVG rasterised to an ``(height, width, 3)`` uint8 image (needs cairosvg, the ``web`` extra)."""
-    try:
-        import cairosvg
-    except ImportError as error:  # cairosvg also needs the system's cairo library
-        raise ImportError(
-            "render_mode='rgb_array' draws the table with cairosvg: pip install 'cardenvs[web]' (it needs the "
-            f"cairo library, Debian's libcairo2): {error}"
-        ) from error
+    missing = rasteriser_missing()
+    if missing:
+        raise ImportError(missing)
     from io import BytesIO
 
+    import cairosvg
     from PIL import Image
 
     png = cairosvg.svg2png(bytestring=svg.encode("utf-8"))
