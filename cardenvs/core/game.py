@@ -176,8 +176,6 @@ class Game:
     quick_params: dict[str, Any] = dataclasses.field(default_factory=dict, hash=False, compare=False)
     #: ``"module:Class"`` of the game's rule-based agent (built from the observation layout), the ``heuristic`` spec
     rule_based_agent: str = ""
-    #: ``training/ppo.py``'s defaults for this game (budget, discount, entropy weight, network), over its common ones
-    training_defaults: dict[str, Any] = dataclasses.field(default_factory=dict, hash=False, compare=False)
     #: the global state for centralised critics: its named blocks for given parameters, and the compiled
     #: ``encode_state(state, out)`` that writes everything on the table and in every hand into ``out`` (float32)
     state_layout: Callable[[Any], ObservationLayout] | None = None

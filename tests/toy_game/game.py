@@ -35,7 +35,6 @@ GAME = Game(
     quick_params={},
     rule_based_agent="tests.toy_game.agent:ToyHeuristic",
     # training/ppo.py has no common default for these four: every game names them
-    training_defaults={"total_timesteps": 2_048, "gamma": 0.99, "ent_coef": 0.01, "net_arch": [16]},
     reset=rules.reset,
     step=rules.step,
     legal_mask=rules.legal_mask,

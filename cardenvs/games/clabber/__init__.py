@@ -34,7 +34,6 @@ GAME = Game(
     picture=picture,
     apply_deal=apply_deal,
     rule_based_agent="cardenvs.agents.clabber:ClabberHeuristic",
-    training_defaults={"total_timesteps": 500_000, "gamma": 0.995, "ent_coef": 0.01, "net_arch": [128, 128]},
     deal_keys=("dealer", "deck", "hands", "turn_up"),
     example_deals=(
         ({}, {"dealer": 3, "hands": [

@@ -30,7 +30,6 @@ GAME = Game(
     apply_deal=apply_deal,
     rule_based_agent="cardenvs.agents.gin_slaughtre:GinSlaughtreHeuristic",
     # Games of hundreds of learner decisions, rewarded only at the end: a longer discount horizon.
-    training_defaults={"total_timesteps": 500_000, "gamma": 0.999, "ent_coef": 0.01, "net_arch": [128, 128]},
     deal_keys=DEAL_KEYS,
     example_deals=(
         ({}, {"dealer": 1, "hands": [["3C", "4C", "5C", "6C"], ["3D", "4D", "5D", "6D"]],

@@ -27,7 +27,6 @@ GAME = Game(
     picture=picture,
     apply_deal=apply_deal,
     rule_based_agent="cardenvs.agents.slabberjan:SlabberjanHeuristic",
-    training_defaults={"total_timesteps": 300_000, "gamma": 0.995, "ent_coef": 0.01, "net_arch": [64, 64]},
     deal_keys=("dealer", "pieces", "bag"),
     example_deals=(
         ({}, {"dealer": 2, "pieces": ["5", "fool", "knight", "3"]}),

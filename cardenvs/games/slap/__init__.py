@@ -34,7 +34,6 @@ GAME = Game(
     apply_deal=apply_deal,
     rule_based_agent="cardenvs.agents.slap:SlapHeuristic",
     # Slow to simulate: a learner that is out waits while the others play the game to its end.
-    training_defaults={"total_timesteps": 150_000, "gamma": 0.995, "ent_coef": 0.01, "net_arch": [64, 64]},
     deal_keys=("dealer", "deck", "stacks"),
     example_deals=(
         ({"num_players": 2, "windows": "slappable_only"},

@@ -35,7 +35,6 @@ GAME = Game(
     apply_deal=apply_deal,
     rule_based_agent="cardenvs.agents.stabby_jack:StabbyJackHeuristic",
     # Games of hundreds of learner decisions, rewarded only at the end: a longer discount horizon.
-    training_defaults={"total_timesteps": 500_000, "gamma": 0.999, "ent_coef": 0.01, "net_arch": [128, 128]},
     deal_keys=("dealer", "deck", "stats", "xp", "damage", "discard", "rest"),
     example_deals=(
         ({}, {"dealer": 1, "stats": [["5H", "7D", "2S", "9C"], ["4H", "6D", "3S", "8C"]],
