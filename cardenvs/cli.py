@@ -21,6 +21,12 @@ COMMANDS: dict[str, str] = {
     "tournament": "cardenvs.commands.tournament",
     "baselines": "cardenvs.commands.baselines",
     "serve": "cardenvs.commands.serve",
+    "rules": "cardenvs.commands.rules",
+}
+#: subcommands with a command line of their own (built by tyro from their options dataclass): the rest of the
+#: arguments go to the module's ``main(argv) -> int``
+DELEGATED: dict[str, tuple[str, str]] = {
+    "train": ("cardenvs.training.selfplay", "train a self-play agent on a game by its recipe (cardenvs[train])"),
 }
 DESCRIPTION = (
     "Five card games as RL environments: watch, play, replay and rate agents at the terminal or in the browser."
@@ -74,11 +80,19 @@ def build_parser() -> argparse.ArgumentParser:
         )
         module.add_arguments(subparser)
         subparser.set_defaults(run=module.run)
+    for command, (_, text) in DELEGATED.items():
+        subparsers.add_parser(command, help=text, add_help=False)  # listed here; its own main parses the rest
     return parser
 
 
 def main(argv: list[str] | None = None) -> int:
     """Run the command line ``argv`` (default: the process's); returns the exit code, also for bad arguments."""
+    argv = sys.argv[1:] if argv is None else list(argv)
+    if argv and argv[0] in DELEGATED:
+        try:
+            return importlib.import_module(DELEGATED[argv[0]][0]).main(argv[1:])
+        except SystemExit as done:  # --help, or the command line's own message about a bad argument
+            return done.code if isinstance(done.code, int) else USAGE_ERROR
     try:
         args = build_parser().parse_args(argv)
     except SystemExit as done:  # --help, or argparse's message about a bad argument

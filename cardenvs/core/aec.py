@@ -435,7 +435,8 @@ class CardEnv(AECEnv):
         if deal is not None and not isinstance(deal, dict):
             keys = f" with keys from {', '.join(self.game.deal_keys)}" if self.game.deal_keys else ""
             raise ValueError(
-                f"{self.game.env_id}: a deal is a dict{keys}, as 'Chosen deals' in docs/rules/{self.game.name}.md "
+                f"{self.game.env_id}: a deal is a dict{keys}, as 'Chosen deals' in its rules page (cardenvs rules "
+                f"{self.game.env_id}) "
                 f"describes; got {deal!r}"
             )
         return deal
