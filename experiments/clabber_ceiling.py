@@ -1,7 +1,7 @@
 """Clabber against random, seen from above: how many points a hand can a partnership that sees every card make?
 
-The strength target asks a trained agent to win 95 % of its games to 500 against random, which by the win model
-of docs/training.md takes about +68 points a hand. This script measures what full knowledge could make of a hand:
+A game to 500 is won by whoever adds more points over several hands, so the points a partnership gains on random
+per hand decide its win rate against random. This script measures what full knowledge could make of a hand:
 for each deal, the *expected lead* of a clairvoyant partnership (its points added minus random's, when the hand
 is scored; 0 for a throw-in) under its best play, found by searching the whole hand, bidding included. The
 partnership sees all four hands (no agent may: an agent sees one seat's observation) and knows that the other
@@ -20,8 +20,9 @@ drawn too); the partnership holds seats 0 and 2. A deal takes seconds to a minut
 order of play, and shares the rest of a hand between orders of tricks that reach the same position (a memo at
 trick boundaries, keyed by the state record's bytes).
 
-It is an analysis, not an agent, and a bound on points a hand, not on games won: a game to 500 is won by
-whoever adds more points over several hands, so a player out for games could trade points for safety.
+It prints the mean best expected lead over the deals with its 95 % interval. It is an analysis, not an agent,
+and a bound on points a hand, not on games won: a player out for games could trade points for safety.
+docs/experiments.md gives what it found.
 """
 
 from __future__ import annotations
@@ -32,7 +33,6 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 import numpy as np
-from cardenvs.training.cli import run_report
 from numba import njit, types
 from numba.typed import Dict
 from tqdm import tqdm
@@ -43,6 +43,7 @@ from cardenvs.evaluation.tournament import Z_95
 from cardenvs.games.clabber import rules
 from cardenvs.games.clabber.cards import NUM_CARDS
 from cardenvs.games.clabber.params import NUM_PLAYERS
+from experiments.report import run_report
 
 ENV_ID = "clabber_v0"
 TEAM = 0  # the clairvoyant partnership: seats 0 and 2

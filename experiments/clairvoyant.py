@@ -1,9 +1,8 @@
-"""Slabberjan against random, seen from above: how often wins a player who sees every piece?
+"""Slabberjan against random, seen from above: how often does a player who sees every piece win?
 
-The strength target asks a trained agent to win 95 % of its games against random. In Slabberjan (four seats,
-two each, one winner) the trained agent wins about 87 % and the rule-based agent 84 %. This script measures
-what full knowledge is worth: a *clairvoyant* player reads the whole state record, every seat's piece and the
-bag's order included, which no agent may (an agent sees one seat's observation), and plays
+A trained agent plays from one seat's observation. This script measures what full knowledge is worth against
+random: a *clairvoyant* player reads the whole state record, every seat's piece and the bag's order included,
+which no agent may, and plays
 
 * as a non-dealer: exchange exactly when the piece the attempt would reach (past any Inn) ranks above its own,
   and never run into a Cat, a Knight or a Bird;
@@ -16,9 +15,11 @@ The clairvoyant player holds two of the four seats, alternating sides from game 
 tournament seats them; like any Slabberjan player, each of its seats plays for itself.
 
     python -m experiments.clairvoyant --games 4000
+    python -m experiments.clairvoyant --games 1000 --rollouts 8
 
-It is an analysis, not an agent: its wins are a reference for what hidden information costs, not a proof of
-the best possible rate (the clairvoyant rule is not proven optimal).
+It prints the clairvoyant side's win rate with its 95 % interval, the draws and random's wins. It is an
+analysis, not an agent: its wins are a reference for what hidden information costs, not a proof of the best
+possible rate (the clairvoyant rule is not proven optimal). docs/experiments.md gives what it found.
 """
 
 from __future__ import annotations
@@ -29,13 +30,13 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 import numpy as np
-from cardenvs.training.cli import run_report
 
 import cardenvs
 from cardenvs.core.game import new_states
 from cardenvs.evaluation.tournament import Z_95
 from cardenvs.games.slabberjan import rules
 from cardenvs.games.slabberjan.pieces import BIRD, CAT, INN, KNIGHT
+from experiments.report import run_report
 
 ENV_ID = "slabberjan_v0"
 #: matadors that cost the attacker a chip (Cat, Knight) or end the turns for nothing (Bird)

@@ -1,4 +1,4 @@
-"""training/clabber_ceiling.py: a clairvoyant partnership's best expected lead in a Clabber hand against random."""
+"""experiments/clabber_ceiling.py: a clairvoyant partnership's best expected lead in a Clabber hand against random."""
 
 import numpy as np
 import pytest

@@ -1,4 +1,4 @@
-"""training/clabber_hands.py: Clabber's hands against random, split by the side that made trump."""
+"""experiments/clabber_hands.py: Clabber's hands against random, split by the side that made trump."""
 
 import numpy as np
 import pytest

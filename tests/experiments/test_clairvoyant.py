@@ -1,4 +1,4 @@
-"""training/clairvoyant.py: the Slabberjan player who sees every piece, an analysis of the 95 % target."""
+"""experiments/clairvoyant.py: the Slabberjan player who sees every piece, an analysis of the 95 % target."""
 
 import pytest
 
