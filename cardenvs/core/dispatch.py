@@ -4,7 +4,8 @@ The kernels of both front ends (core/single.py for the AEC env, core/vector.py f
 written once for every game. Passing rule functions to them as
 arguments would work, but numba cannot cache kernels whose signature holds functions. Instead the kernels
 call the ``engine_*`` functions below; numba resolves each call while compiling, from the record's field
-names to the game registered with those names, so every kernel is cached per record type. As plain Python
+names to the game registered with those names (so no two games may have the same field names), and every kernel is
+cached per record type. As plain Python
 (``NUMBA_DISABLE_JIT=1``) the same functions look the game up from the record's dtype at run time.
 """
 
@@ -18,8 +19,30 @@ _ENGINES: dict[tuple[str, ...], Any] = {}
 
 
 def register_engine(field_names: tuple[str, ...], game: Any) -> None:
-    """Make ``game``'s rule functions the ones called for records with these field names."""
-    _ENGINES[tuple(field_names)] = game
+    """Make ``game``'s rule functions the ones called for records with these field names.
+
+    The field names are the only key the kernels have, so they must tell the games apart: a second game (another
+    env id) whose record has the same field names is refused, since it would take the first game's place for both.
+    A game with the env id already held (a new definition of the same game, such as a ``dataclasses.replace``
+    copy) takes its place.
+
+    Args:
+        field_names: the field names of the game's state record, in order (``Game.state_dtype(params).names``).
+        game: the :class:`~cardenvs.core.game.Game` whose rule functions records with these names run.
+
+    Raises:
+        ValueError: another game's record already has these field names.
+    """
+    key = tuple(field_names)
+    known = _ENGINES.get(key)
+    if known is not None and known.env_id != game.env_id:
+        raise ValueError(
+            f"{game.env_id} cannot be registered: its state record has the same field names as {known.env_id}'s, "
+            f"and the compiled kernels find a game's rules by its record's field names alone (cardenvs.core.dispatch), "
+            f"so {game.env_id} would run {known.env_id}'s rules or the other way round; give one of the two games a "
+            f"state field of its own (for example a field named after the game)"
+        )
+    _ENGINES[key] = game
 
 
 def _engine(field_names: tuple[str, ...]) -> Any:
