@@ -5,8 +5,10 @@ Run from the repository root after set-up (Debian's chromium package installed):
     .venv/bin/python docs/screenshots.py            # every game, into docs/images/table_<env_id>.png
     .venv/bin/python docs/screenshots.py slap_v0    # only these
 
-The server runs in this process, the person's seat is player_0 against the trained agents, every game starts
-from the same seed and the person always takes the first legal action, so the pictures are the same each run.
+The games are the registered ones (a game registered from outside with ``CARDENVS_GAME_MODULES`` included). The
+server runs in this process, the person's seat is player_0 against the agents the page offers first (the trained
+agent where the game has one), every game starts from the same seed and the person always takes the first legal
+action, so the pictures are the same each run.
 """
 
 from __future__ import annotations
@@ -27,8 +29,12 @@ from cardenvs.web.app import create_app
 
 IMAGES = Path(__file__).resolve().parent / "images"
 SEED = 2
-#: the person's moves before the picture is taken, per game (into the play, past the opening choices)
-MOVES = {"slabberjan_v0": 1, "gin_slaughtre_v0": 4, "clabber_v0": 4, "stabby_jack_v0": 4, "slap_v0": 6}
+#: the person's moves before the picture is taken (into the play, past the opening choices), in any game not in
+#: MOVES_IN; fewer where the game ends first
+MOVES = 4
+#: games whose picture is taken after another number of moves: Slabberjan's round ends after a move or two, and
+#: Slap's opening turns only lay cards on the pile
+MOVES_IN = {"slabberjan_v0": 1, "slap_v0": 6}
 CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
                  "--disable-background-networking", "--disable-component-update", "--disable-sync"]
 VIEWPORT = {"width": 1000, "height": 900}
@@ -65,7 +71,7 @@ def main(argv: list[str] | None = None) -> int:
             page.goto(f"{url}/play/{env_id}")
             page.fill("#seed", str(SEED))
             page.click("#start")
-            for _ in range(MOVES[env_id]):
+            for _ in range(MOVES_IN.get(env_id, MOVES)):
                 if page.locator("#actions button").count() == 0:
                     break
                 page.locator("#actions button").first.click()
