@@ -1,14 +1,19 @@
-"""What the training scripts share about a run directory: its stored arguments, resuming, JSON files, tournaments.
+"""The run shell the training scripts share: a run directory's stored arguments and resuming, the checks of
+their common options, the league's agent specs, evaluation tournaments and the final match table.
 
 A run directory holds ``run.json`` (the arguments the run was started with) from its first moment, so that
-``--resume`` continues with them whether or not a checkpoint was written yet.
+``--resume`` continues with them whether or not a checkpoint was written yet. The trainers name their common
+options alike (``total_decisions``, ``num_steps``, ``league``, ...), and the checks here word their messages
+with the option's flag.
 """
 
 from __future__ import annotations
 
 import dataclasses
 import json
+import math
 import os
+import shlex
 from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any, TypeVar
@@ -16,6 +21,18 @@ from typing import Any, TypeVar
 RUN_ARGS_NAME = "run.json"
 #: options that say how to start, not what the run is
 RESUME_FLAGS = ("resume", "resume_if_present")
+#: the exit codes of the training scripts: a failure (an extra missing, no cluster), a usage error, an interruption
+EXIT_FAILURE = 1
+EXIT_USAGE = 2
+EXIT_INTERRUPTED = 130
+#: the league entry that stands for frozen snapshots of the learner, taken as training goes
+SNAPSHOTS = "snapshots"
+#: periodic events (snapshots, checkpoints, evaluations) default to this many per run
+EVENTS_PER_RUN = 10
+#: the agents a trained policy meets in its final tournament, each in a match of its own
+FINAL_OPPONENTS = ("heuristic", "random")
+#: the run directory's folder of tournament results files
+TOURNAMENTS_DIR = "tournaments"
 
 ArgsT = TypeVar("ArgsT")
 
@@ -32,6 +49,113 @@ def shown(value: Any) -> str:
     if isinstance(value, (list, tuple)):
         return " ".join(map(str, value))
     return str(value)
+
+
+def check_at_least(args: Any, names: Sequence[str], least: int) -> None:
+    """Raise ValueError, naming the option, for the first of ``names`` whose value is below ``least``.
+
+    Args:
+        args: the arguments dataclass.
+        names: the fields to check.
+        least: the smallest value allowed (0 or 1).
+    """
+    for name in names:
+        value = getattr(args, name)
+        if value < least:
+            raise ValueError(f"{flag(name)} must be {'0 or more' if least == 0 else f'at least {least}'}, got {value}")
+
+
+def check_positive(args: Any, names: Sequence[str]) -> None:
+    """Raise ValueError for the first of ``names`` that is not a finite number above 0 (NaN included).
+
+    Args:
+        args: the arguments dataclass.
+        names: the fields to check.
+    """
+    for name in names:
+        value = getattr(args, name)
+        if not (math.isfinite(value) and value > 0):
+            raise ValueError(f"{flag(name)} must be a positive number, got {value}")
+
+
+def check_non_negative(args: Any, names: Sequence[str]) -> None:
+    """Raise ValueError for the first of ``names`` that is not a finite number of 0 or more (NaN included).
+
+    Args:
+        args: the arguments dataclass.
+        names: the fields to check.
+    """
+    for name in names:
+        value = getattr(args, name)
+        if not (math.isfinite(value) and value >= 0):
+            raise ValueError(f"{flag(name)} must be 0 or more, got {value}")
+
+
+def check_unit_interval(args: Any, names: Sequence[str]) -> None:
+    """Raise ValueError for the first of ``names`` outside [0, 1] (NaN included).
+
+    Args:
+        args: the arguments dataclass.
+        names: the fields to check.
+    """
+    for name in names:
+        value = getattr(args, name)
+        if not 0 <= value <= 1:
+            raise ValueError(f"{flag(name)} must be in [0, 1], got {value}")
+
+
+def check_hidden(hidden: Sequence[int]) -> None:
+    """Raise ValueError unless ``hidden`` (``--hidden``) is one or more positive layer sizes."""
+    if not hidden or min(hidden) < 1:
+        raise ValueError(f"--hidden must be one or more positive layer sizes, got {shown(list(hidden))}")
+
+
+def check_league(league: Sequence[str], max_snapshots: int) -> None:
+    """Raise ValueError for a ``--league`` that cannot fill training games.
+
+    Each entry is an agent spec (``random``, ``heuristic``, ``trained``, ``ppo:PATH``, ``rllib:PATH``) or
+    :data:`SNAPSHOTS`; a human cannot play training games, a checkpoint must exist, snapshots need room
+    (``max_snapshots`` of at least 1), and the league needs an agent that is there from the first game.
+
+    Args:
+        league: the ``--league`` entries.
+        max_snapshots: the ``--max-snapshots`` option.
+    """
+    from cardenvs.agents.registry import check_spec
+
+    agents = [spec for spec in league if spec != SNAPSHOTS]
+    if not agents:
+        raise ValueError(f"--league needs at least one agent spec (random, heuristic, ppo:PATH) besides {SNAPSHOTS}")
+    if SNAPSHOTS in league and max_snapshots < 1:
+        raise ValueError(f"--league {SNAPSHOTS} needs --max-snapshots of at least 1")
+    for spec in agents:
+        check_spec(spec)
+        kind, _, path = spec.partition(":")
+        if kind == "human":
+            raise ValueError("--league: a human cannot play training games; use random, heuristic or ppo:PATH")
+        if kind in ("ppo", "rllib") and not Path(path).exists():
+            raise ValueError(f"--league {spec}: nothing at {path}")
+
+
+def check_run_dir(run_dir: str) -> None:
+    """Raise ValueError if ``--run-dir`` names a file (a run directory may be missing: it is created)."""
+    if Path(run_dir).exists() and not Path(run_dir).is_dir():
+        raise ValueError(f"--run-dir {run_dir} is a file, not a directory")
+
+
+def periodic_default(total: int) -> int:
+    """The default interval of a periodic event: a :data:`EVENTS_PER_RUN`-th of the run's ``total`` (at least 1)."""
+    return max(1, total // EVENTS_PER_RUN)
+
+
+def resume_command(command: str, run_dir: Path | str) -> str:
+    """The command that continues the run in ``run_dir``, for the messages of an interrupted run.
+
+    Args:
+        command: how the script is started (``python -m cardenvs.training.ppo``).
+        run_dir: the run directory.
+    """
+    return f"{command} --run-dir {shlex.quote(str(run_dir))} --resume"
 
 
 def write_json(path: Path, data: dict) -> None:
@@ -161,3 +285,40 @@ def match_table(title: str, rows: dict[str, dict[str, float]]) -> list[str]:
     for name, row in rows.items():
         lines.append(f"  {name:<22} {row['mean_reward']:>+9.3f} ± {row['ci95']:<6.3f} {row['win_rate']:>9.1%}")
     return lines
+
+
+def evaluation_point(stats: dict, name: str, **progress: float) -> dict[str, float]:
+    """One point of a learning curve: the agent ``name``'s results in a tournament against the rule-based agent.
+
+    Args:
+        stats: the tournament's per-agent stats (from :func:`tournament`).
+        name: the evaluated agent's name in ``stats``.
+        progress: how far training was (e.g. ``decisions=...``), stored with the point.
+    """
+    agent, heuristic = stats[name], stats["heuristic"]
+    return {**progress, "mean_reward": agent.mean_reward, "ci95": agent.ci95, "win_rate": agent.win_rate,
+            "heuristic_mean_reward": heuristic.mean_reward}
+
+
+def final_tournament(env_id: str, agent: Any, games: int, seed: int, run_dir: Path) -> tuple[dict[str, Any], str]:
+    """A trained agent against each of :data:`FINAL_OPPONENTS`, a duplicate-deal match each, played afresh.
+
+    Args:
+        env_id: the game.
+        agent: the trained agent (an Agent instance; its ``name`` labels it).
+        games: games of each match.
+        seed: the matches' seed.
+        run_dir: the run directory (the results files go to its ``tournaments/`` folder, replaced).
+
+    Returns:
+        What ``model.json`` records (``games``, ``seed``, ``matches``), and the printed table.
+    """
+    lines = [f"{env_id}: {games} games per match, seed {seed}"]
+    matches = []
+    for other in FINAL_OPPONENTS:
+        path = run_dir / TOURNAMENTS_DIR / f"final_{other}.jsonl"
+        path.unlink(missing_ok=True)  # the model was just saved: always a fresh tournament
+        rows = match_rows(tournament(env_id, [agent, other], games, seed=seed, results_path=path))
+        matches.append({"agents": [agent.name, other], "results": rows})
+        lines += match_table(f"{agent.name} vs {other}", rows)
+    return {"games": games, "seed": seed, "matches": matches}, "\n".join(lines)

@@ -1,7 +1,9 @@
-"""The command lines of the training scripts and the benchmark: tyro builds them from one dataclass each.
+"""The command lines of the MaskablePPO and RLlib adapters and the benchmarks: tyro builds them from one dataclass
+each.
 
-Every option's help is its field's docstring, every default is shown once (the game's, where the game decides),
-and each script runs by its path from any directory.
+Every option's help is its field's docstring, every default is shown once, ``--env-id`` offers every registered
+game, and each script runs by its path from any directory. (The self-play trainer, ``cardenvs train``, has its
+own help test.)
 """
 
 import ast
@@ -11,7 +13,9 @@ import sys
 from pathlib import Path
 
 import pytest
-from cardenvs.training import ppo
+from cardenvs.training import ppo, rllib_train
+
+import cardenvs
 
 REPO_ROOT = Path(__file__).resolve().parents[2]
 #: each script, and the dataclass its command line is built from
@@ -20,21 +24,22 @@ SCRIPTS = {
     "training/rllib_train.py": "RLlibTrainArgs",
     "benchmarks/run.py": "Options",
     "benchmarks/training.py": "Options",
-    "training/selfplay.py": "Args",
 }
+#: the training adapters, run as modules of the installed package
+TRAINING_SCRIPTS = ["training/ppo.py", "training/rllib_train.py"]
 #: Sphinx roles and literals that mean nothing on a terminal
 SPHINX_MARKUP = ("``", ":mod:", ":data:", ":class:", ":meth:", ":func:", ":attr:")
 #: the characters of the box tyro draws around the options
 BOX_EDGES = "│|"
 
 
-def run_script(script: str, *argv: str, cwd: Path = REPO_ROOT, as_module: bool = True,
-               pythonpath: str | None = None) -> subprocess.CompletedProcess:
-    """``python -m`` the script (a path under the repository root), or ``python PATH`` it with ``as_module=False``."""
-    target = ["-m", script.removesuffix(".py").replace("/", ".")] if as_module else [str(REPO_ROOT / script)]
+def run_script(script: str, *argv: str, cwd: Path = REPO_ROOT, as_module: bool = True) -> subprocess.CompletedProcess:
+    """``python -m`` the script (``training/X.py`` as ``cardenvs.training.X``), or ``python PATH`` it with
+    ``as_module=False``."""
+    module = script.removesuffix(".py").replace("/", ".")
+    module = f"cardenvs.{module}" if script.startswith("training/") else module
+    target = ["-m", module] if as_module else [str(REPO_ROOT / script)]
     environ = {key: value for key, value in os.environ.items() if key != "PYTHONPATH"}
-    if pythonpath is not None:
-        environ["PYTHONPATH"] = pythonpath
     return subprocess.run([sys.executable, *target, *argv], cwd=cwd, capture_output=True, text=True, timeout=300,
                           env={**environ, "COLUMNS": "100"})
 
@@ -104,15 +109,24 @@ def test_every_option_is_a_documented_field(script_help):
         assert f" {doc} (default:" in entries[flag_of(name)], (doc, entries[flag_of(name)])
 
 
-def test_ppo_help_shows_the_per_game_defaults(capsys):
-    with pytest.raises(SystemExit) as exit_info:
+@pytest.mark.parametrize("script", TRAINING_SCRIPTS)
+def test_env_id_offers_every_registered_game(script):
+    shown = run_script(script, "--help")
+    assert shown.returncode == 0, shown.stderr
+    text = help_words(shown.stdout)
+    choices = text.split("--env-id {", 1)[1].split("}", 1)[0].replace(" ", "").split(",")
+    assert choices == list(cardenvs.available_envs())
+    parse_args = {"training/ppo.py": ppo.parse_args, "training/rllib_train.py": rllib_train.parse_args}[script]
+    for env_id in cardenvs.available_envs():
+        assert parse_args(["--env-id", env_id]).env_id == env_id
+
+
+def test_ppo_help_shows_the_defaults_that_depend_on_other_options(capsys):
+    with pytest.raises(SystemExit):
         ppo.parse_args(["--help"])
-    assert exit_info.value.code == 0
     text = help_words(capsys.readouterr().out)
-    # grouped by value, the games in registry (name) order
-    assert ("(default: per game: 500000 for clabber_v0, gin_slaughtre_v0, stabby_jack_v0; 300000 for slabberjan_v0; "
-            "150000 for slap_v0)") in text
-    assert "(default: random heuristic)" in text and "(default: runs/ppo/<env-id>)" in text
+    assert "(default: heuristic random snapshots)" in text and "(default: runs/ppo/<env-id>)" in text
+    assert text.count("(default: --total-decisions / 10)") == len(ppo.PERIODIC_FIELDS)
 
 
 @pytest.mark.parametrize("script", list(SCRIPTS))
@@ -123,15 +137,15 @@ def test_each_script_runs_by_its_path_from_another_directory(script, tmp_path):
 
 
 def test_ppo_by_its_path_checks_its_arguments_with_the_repository_s_agents(tmp_path):
-    done = run_script("training/ppo.py", "--opponents", "nobody", "--run-dir", str(tmp_path / "run"), cwd=tmp_path,
+    done = run_script("training/ppo.py", "--league", "nobody", "--run-dir", str(tmp_path / "run"), cwd=tmp_path,
                       as_module=False)
     assert done.returncode == ppo.EXIT_USAGE
     assert done.stderr.startswith("error: ") and "unknown agent 'nobody'" in done.stderr
     assert done.stderr.count("\n") == 1 and not (tmp_path / "run").exists()
 
 
-@pytest.mark.parametrize("script", ["training/ppo.py", "training/rllib_train.py", "training/selfplay.py"])
-def test_the_training_modules_run_from_another_directory_with_the_repository_on_pythonpath(script, tmp_path):
-    shown = run_script(script, "--help", cwd=tmp_path, pythonpath=str(REPO_ROOT))
+@pytest.mark.parametrize("script", TRAINING_SCRIPTS)
+def test_the_training_modules_run_from_another_directory_as_modules_of_the_package(script, tmp_path):
+    shown = run_script(script, "--help", cwd=tmp_path)
     assert shown.returncode == 0, shown.stderr
-    assert "usage: python -m training." in shown.stdout
+    assert shown.stdout.startswith(f"usage: python -m cardenvs.training.{Path(script).stem} ")

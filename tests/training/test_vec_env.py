@@ -2,6 +2,7 @@
 
 import numpy as np
 import pytest
+import torch
 from cardenvs.agents.base import Agent, RandomAgent
 from sb3_contrib import MaskablePPO
 
@@ -10,6 +11,8 @@ from cardenvs.learning import LearnerVecEnv, OpponentPool, SingleAgentEnv
 
 ENV_ID = "slabberjan_v0"
 PARAMS = {"num_players": 3}
+#: more learner decisions than a game of ENV_ID takes
+MAX_GAME_DECISIONS = 2000
 
 
 class LowestLegalAgent(Agent):
@@ -99,8 +102,29 @@ def test_auto_reset_seats_a_new_game_and_masks_are_the_learners():
 def test_maskable_ppo_trains_on_it():
     venv = LearnerVecEnv(ENV_ID, 4, [RandomAgent(seed=0)], illegal_action="raise", seed=1, params=PARAMS)
     model = MaskablePPO("MlpPolicy", venv, n_steps=32, batch_size=64, n_epochs=1, seed=0, device="cpu")
-    model.learn(256)
+    before = {name: tensor.clone() for name, tensor in model.policy.state_dict().items()}
+    model.learn(256)  # the env raises on an illegal action: every sampled action was legal
     assert model.num_timesteps == 256
+    after = model.policy.state_dict()
+    changed = {name for name in before if not torch.equal(before[name], after[name])}
+    # both networks' layers and both heads moved
+    assert {"mlp_extractor.policy_net.0.weight", "mlp_extractor.value_net.0.weight", "action_net.weight",
+            "value_net.weight"} <= changed
+
+    # the trained policy, greedy, finishes whole games against the pool with legal actions only
+    games = 8
+    play = LearnerVecEnv(ENV_ID, games, [RandomAgent(seed=2)], illegal_action="raise", seed=5, params=PARAMS)
+    observations = play.reset()
+    finished = np.zeros(games, bool)
+    for _ in range(MAX_GAME_DECISIONS):
+        masks = play.action_masks()
+        actions, _ = model.predict(observations, action_masks=masks, deterministic=True)
+        assert masks[np.arange(games), actions].all()
+        observations, _, dones, _ = play.step(actions)
+        finished |= dones
+        if finished.all():
+            break
+    assert finished.all(), "every game reached its end"
 
 
 def test_bad_arguments_raise_clear_errors():
