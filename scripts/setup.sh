@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Set-up shared by scripts/main.sh and scripts/test.sh: a virtual environment in .venv with the project
-# installed (editable, with its training, RLlib, web and dev extras). Re-installs only when pyproject.toml or this
-# file changes. torch comes first and pinned: its CPU build is on these machines, while a bare "torch"
+# installed (editable, with its training, RLlib, web, OpenSpiel and dev extras). Re-installs only when
+# pyproject.toml or this file changes. torch comes first and pinned: its CPU build is on these machines, while a bare "torch"
 # requirement would pull a multi-GB CUDA build.
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
@@ -14,6 +14,6 @@ if [ ! -f "$stamp" ] || [ "$(cat "$stamp")" != "$wanted" ]; then
   echo "Installing cardenvs and its dependencies into .venv ..."
   .venv/bin/python -m pip install --quiet --upgrade pip
   .venv/bin/python -m pip install --quiet "torch==2.13.0"
-  .venv/bin/python -m pip install --quiet -e ".[train,rllib,web,dev]"
+  .venv/bin/python -m pip install --quiet -e ".[train,rllib,web,openspiel,dev]"
   echo "$wanted" > "$stamp"
 fi
