@@ -34,7 +34,6 @@ GAME = Game(
     example_params=({}, {"deck_size": 12, "hand_size": 5}),
     quick_params={},
     rule_based_agent="tests.toy_game.agent:ToyHeuristic",
-    # training/ppo.py has no common default for these four: every game names them
     reset=rules.reset,
     step=rules.step,
     legal_mask=rules.legal_mask,

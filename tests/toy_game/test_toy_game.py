@@ -1,7 +1,7 @@
 """A sixth game, defined only here, gets everything the five built-in games get without an edit outside its
 folder: the AEC env (PettingZoo's api_test), the batched env, the generic contract checks, the random and
-rule-based agents, a tournament and the training entry point (in a fresh process, registered through
-``CARDENVS_GAME_MODULES``)."""
+rule-based agents, a tournament and the trainers (``cardenvs train`` and MaskablePPO, each in a fresh process that
+knows the game through ``CARDENVS_GAME_MODULES``), whose models then play it."""
 
 from __future__ import annotations
 
@@ -103,13 +103,38 @@ def test_a_tournament_ranks_the_rule_based_agent_above_random():
     assert result.stats["heuristic"].mean_reward > result.stats["random"].mean_reward
 
 
-def test_the_training_entry_point_trains_and_saves_a_model(tmp_path):
-    command = [sys.executable, "-m", "cardenvs.training.ppo", "--env-id", ENV_ID, "--total-timesteps", "64",
-               "--num-envs", "2", "--n-steps", "16", "--batch-size", "32", "--n-epochs", "1", "--eval-games", "0",
-               "--final-games", "4", "--no-progress-bar", "--run-dir", str(tmp_path / "run")]
+def _train(command: list[str]) -> None:
+    """Run a training command in a fresh process that knows the toy game only through the environment variable."""
     done = subprocess.run(command, capture_output=True, text=True, timeout=600, cwd=REPOSITORY, env=_environment())
     assert done.returncode == 0, done.stderr[-3000:]
-    assert (tmp_path / "run" / "model.zip").is_file()
+
+
+def _plays_legal_actions(spec: str) -> None:
+    """The agent of ``spec`` picks a legal action at every decision of a whole game."""
+    env = cardenvs.env(ENV_ID)
+    agent = make_agent(spec, ENV_ID, env.unwrapped.layout)
+    env.reset(seed=5)
+    for _agent_id in env.agent_iter():
+        observation, _, terminated, truncated, _ = env.last()
+        action = None if terminated or truncated else agent.act(observation)
+        assert action is None or observation["action_mask"][action]
+        env.step(action)
+
+
+def test_the_self_play_trainer_trains_a_game_without_a_recipe_and_its_model_plays(tmp_path):
+    run = tmp_path / "selfplay"
+    _train([sys.executable, "-m", "cardenvs.cli", "train", ENV_ID, "--total-decisions", "256", "--num-envs", "8",
+            "--num-steps", "16", "--minibatch-size", "64", "--eval-games", "0", "--final-games", "4", "--device", "cpu",
+            "--no-progress-bar", "--run-dir", str(run)])
+    _plays_legal_actions(f"ppo:{run / 'model.pt'}")
+
+
+def test_maskable_ppo_trains_and_its_model_plays(tmp_path):
+    run = tmp_path / "ppo"
+    _train([sys.executable, "-m", "cardenvs.training.ppo", "--env-id", ENV_ID, "--total-decisions", "64",
+            "--num-envs", "2", "--num-steps", "16", "--minibatch-size", "32", "--update-epochs", "1",
+            "--eval-games", "0", "--final-games", "4", "--no-progress-bar", "--run-dir", str(run)])
+    _plays_legal_actions(f"ppo:{run / 'model.zip'}")
 
 
 def test_chosen_deals_start_the_game_from_those_hands():
