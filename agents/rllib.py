@@ -2,9 +2,10 @@
 
 Needs the ``rllib`` extra (torch, ray[rllib]); Ray itself is not started. ``PATH`` is either
 
-- a checkpoint directory of ``training/rllib_train.py`` (what ``Algorithm.save_to_path`` writes, e.g.
-  ``runs/rllib``): its module ``shared`` plays, or its only module; a ``--policy per-seat`` checkpoint has one
-  module per seat, so name the one to play, e.g. ``runs/rllib/learner_group/learner/rl_module/player_0``;
+- a run directory of ``training/rllib_train.py`` (e.g. ``runs/rllib/clabber_v0``, whose ``checkpoint/`` holds
+  the algorithm checkpoint) or an algorithm checkpoint (what ``Algorithm.save_to_path`` writes): its module
+  ``shared`` plays, or its only module; a ``--policy per-seat`` checkpoint has one module per seat, so name the
+  one to play, e.g. ``runs/rllib/clabber_v0/checkpoint/learner_group/learner/rl_module/player_0``;
 - or one module's directory (``<checkpoint>/learner_group/learner/rl_module/<module id>``, or any directory
   ``RLModule.save_to_path`` wrote).
 
@@ -29,6 +30,8 @@ from cardenvs.core.game import ObservationLayout
 
 #: where an algorithm checkpoint keeps its modules, one directory per module id
 MODULES_DIR = Path("learner_group") / "learner" / "rl_module"
+#: where a run directory of training/rllib_train.py keeps its algorithm checkpoint
+RUN_CHECKPOINT_DIR = "checkpoint"
 #: the module a ``--policy shared`` run trains (``cardenvs.training.rllib_train.SHARED_MODULE_ID``)
 SHARED_MODULE_ID = "shared"
 #: the file ``RLModule.save_to_path`` writes into every module directory
@@ -45,6 +48,8 @@ def module_directory(path: Path) -> Path:
     """
     if not path.is_dir():
         raise ValueError(f"no RLlib checkpoint at {path} (a checkpoint is a directory)")
+    if (path / RUN_CHECKPOINT_DIR / MODULES_DIR).is_dir():  # a run directory
+        path = path / RUN_CHECKPOINT_DIR
     modules_dir = path / MODULES_DIR if (path / MODULES_DIR).is_dir() else path
     modules = sorted(child.name for child in modules_dir.iterdir() if (child / MODULE_MARKER).is_file())
     if not modules:

@@ -1,12 +1,13 @@
-"""Distributed PPO on any cardenvs game with Ray RLlib's new API stack (RLModule, Learner, EnvRunner).
+"""PPO with Ray RLlib's new API stack (RLModule, Learner, EnvRunner) on any cardenvs game, on one machine or a cluster.
 
-Run from the repository root as a module, or from anywhere by its path (it then puts the repository on
-``sys.path`` itself); ``tyro`` builds the command line from `RLlibTrainArgs` and its field docstrings::
+A thin adapter around RLlib: the options are the self-play trainer's (``cardenvs train``) where they mean the
+same thing, and the run shell (stored arguments and resuming, the final match table) is
+`cardenvs.training.runs`. Run it as a module or by its path::
 
     python -m cardenvs.training.rllib_train --env-id clabber_v0 --iterations 20                  # this machine
-    python /path/to/cardenvs/training/rllib_train.py --env-id clabber_v0                # from anywhere
     python -m cardenvs.training.rllib_train --env-id slabberjan_v0 --players 3 --policy per-seat  # a module per seat
-    python -m cardenvs.training.rllib_train --env-id clabber_v0 --address auto --num-env-runners 32  # a Ray cluster
+    python -m cardenvs.training.rllib_train --env-id clabber_v0 --address HEAD:6379 --num-env-runners 32  # a cluster
+    python -m cardenvs.training.rllib_train --run-dir runs/rllib/clabber_v0 --resume --iterations 40
 
 Each game is the cardenvs PettingZoo AEC env in RLlib's ``PettingZooEnv`` wrapper, registered with
 ``ray.tune.registry.register_env``; the policy is ``cardenvs.training.rllib_masking.MaskedActorCritic``, which reads
@@ -14,38 +15,53 @@ the ``{"observation", "action_mask"}`` dict as it is and gives illegal actions p
 on an illegal action and RLlib is told not to restart failed envs or EnvRunners, so a masking fault stops
 training.
 
-Policy modes (``--policy``):
+Policy modes (``--policy``): ``shared``, one module, ``"shared"``, plays every seat (self-play); ``per-seat``,
+one module per seat, named after the seat's agent id (``player_0``, ...).
 
-``shared``
-    one module, ``"shared"``, plays every seat: self-play, every seat's experience trains the same weights.
-``per-seat``
-    one module per seat, named after the seat's agent id (``player_0``, ``player_1``, ...); the policy
-    mapping sends each agent to its own module.
-
-Each iteration prints the env steps sampled, the episodes finished, their mean length, each seat's mean
-return and each module's losses. The checkpoint (``Algorithm.save_to_path``) goes to ``--checkpoint-dir`` at the
-end, and every ``--checkpoint-every`` iterations if set; ``Algorithm.from_checkpoint`` reloads it. See
-docs/rllib.md for clusters and limits.
+Each iteration prints the env steps sampled, the episodes finished, their mean length, each seat's mean return
+and each module's losses. ``<run-dir>/run.json`` holds the run's arguments from its start; the checkpoint
+(``Algorithm.save_to_path``) goes to ``<run-dir>/checkpoint`` every ``--checkpoint-every`` iterations and at the
+end; then, for a shared policy, the trained module plays a match against the rule-based agent and one against
+random (``<run-dir>/model.json``). See docs/rllib.md for clusters, their token authentication, and limits.
 """
 
 from __future__ import annotations
 
 import dataclasses
-import json
-import math
+import importlib.util
 import os
 import shlex
+import shutil
 import sys
+import tempfile
 import typing
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Annotated, Any, Literal
 
-if __spec__ is None:  # run by its path: the repository root holds cardenvs and training
+if __spec__ is None:  # run by its path: the repository's package is importable from its root
     sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from cardenvs.training.cli import invocation, option, registered_env, shown_default, tyro_missing
+from cardenvs.training.runs import (
+    EXIT_FAILURE,
+    EXIT_INTERRUPTED,
+    EXIT_USAGE,
+    as_flags,
+    check_at_least,
+    check_hidden,
+    check_non_negative,
+    check_positive,
+    check_run_dir,
+    check_unit_interval,
+    final_tournament,
+    flag,
+    resume_command,
+    settle,
+    write_json,
+    write_run_args,
+)
 
 import cardenvs
 
@@ -53,29 +69,30 @@ import cardenvs
 ENV_NAME = "cardenvs_pettingzoo"
 #: the module id of ``--policy shared``
 SHARED_MODULE_ID = "shared"
-#: the repository root, shipped to cluster workers as the Ray job's working directory
-REPO_ROOT = Path(__file__).resolve().parent.parent
-#: the file RLlib writes at the top of every checkpoint
+#: where runs go unless --run-dir says otherwise (``<RUNS_DIR>/<env_id>``)
+RUNS_DIR = Path("runs") / "rllib"
+#: the run directory's algorithm checkpoint (each save replaces the previous one)
+CHECKPOINT_DIR = "checkpoint"
+#: the file RLlib writes at the top of every algorithm checkpoint
 CHECKPOINT_MARKER = "rllib_checkpoint.json"
-#: the run's arguments, saved beside each checkpoint (``--resume`` checks them)
-ARGS_FILE = "rllib_train_args.json"
-#: the arguments a resumed run must share with the checkpoint: they define the modules and their inputs
-MODEL_DEFINING_FIELDS = ("env_id", "players", "policy", "hidden_sizes")
-#: paths left out of the shipped working directory (besides what .gitignore leaves out)
-SHIPPING_EXCLUDES = [".git", ".venv", "runs", "notebooks"]
+MODEL_INFO_NAME = "model.json"
+#: the trained module's name in tournaments
+AGENT_NAME = "trained"
+#: options a resumed run may take anew (the others, which define the modules and their training, must match)
+RESUME_MAY_CHANGE = ("iterations", "num_env_runners", "num_envs_per_env_runner", "address", "num_cpus",
+                     "checkpoint_every", "final_games")
+#: the subpackages of cardenvs that pyproject.toml maps from folders of their own (``agents/``, ``training/``,
+#: ``docs/rules/``): an editable install finds them outside the ``cardenvs/`` folder
+MAPPED_SUBPACKAGES = ("agents", "training", "rules")
+#: files left out of the package shipped to a cluster
+SHIPPING_IGNORED = ("__pycache__", "*.pyc")
 #: each EnvRunner actor holds this many CPUs (RLlib's default); Ray waits forever for CPUs a local instance lacks
 CPUS_PER_ENV_RUNNER = 1
-EXIT_FAILURE = 1
-EXIT_USAGE = 2
-EXIT_INTERRUPTED = 130
 RLLIB_EXTRA_HINT = 'pip install "cardenvs[rllib]"'
-
 
 #: ``--policy`` choices
 PolicyMode = Literal["shared", "per-seat"]
 POLICY_MODES: tuple[str, ...] = typing.get_args(PolicyMode)
-
-
 #: the game trained on unless --env-id says otherwise
 DEFAULT_ENV_ID = "slabberjan_v0"
 
@@ -83,10 +100,10 @@ DEFAULT_ENV_ID = "slabberjan_v0"
 @dataclass
 class RLlibTrainArgs:
     """Arguments of `train` and of the command line: each field is the ``--option`` of the same name (``_`` written
-    ``-``, ``lambda_`` is ``--lambda``) and its docstring, on one line, is the option's help.
+    ``-``) and its docstring, on one line, is the option's help.
 
     The fields that may be None: ``players`` (the game's default), ``address`` (start a local Ray instance),
-    ``num_cpus`` (every CPU) and ``seed`` (unseeded).
+    ``num_cpus`` (every CPU), ``run_dir`` (``runs/rllib/<env-id>``) and ``seed`` (unseeded).
     """
 
     env_id: Annotated[str, registered_env(DEFAULT_ENV_ID)] = DEFAULT_ENV_ID
@@ -96,7 +113,7 @@ class RLlibTrainArgs:
     policy: PolicyMode = "shared"
     """shared (one module for every seat: self-play) or per-seat (one module per seat)"""
     iterations: int = 10
-    """training iterations (each samples --train-batch-size env steps and updates on them)"""
+    """training iterations in all (a resumed run counts those done), each of --train-batch-size env steps"""
     num_env_runners: int = 0
     """remote EnvRunner actors that sample in parallel; 0 samples in the driver process"""
     num_envs_per_env_runner: int = 1
@@ -104,89 +121,78 @@ class RLlibTrainArgs:
     train_batch_size: int = 4000
     """env steps sampled per iteration (per learner)"""
     minibatch_size: int = 256
-    """agent steps per SGD minibatch"""
-    num_epochs: int = 4
+    """decisions per gradient step"""
+    update_epochs: int = 4
     """passes over each iteration's batch"""
-    lr: float = 3e-4
-    """learning rate (Adam)"""
+    learning_rate: float = 3e-4
+    """Adam's step size"""
     gamma: float = 0.99
-    """discount factor"""
-    lambda_: Annotated[float, option(name="lambda")] = 0.95
-    """GAE lambda"""
-    entropy_coeff: float = 0.01
-    """weight of the entropy bonus"""
-    hidden_sizes: Annotated[tuple[int, ...], option(metavar="INT [INT ...]")] = (256, 256)
-    """widths of the hidden layers of the policy and of the value network"""
+    """discount per decision, in [0, 1]"""
+    gae_lambda: float = 0.95
+    """GAE's bias/variance trade-off, in [0, 1]"""
+    clip_coef: float = 0.2
+    """PPO's policy-ratio clip"""
+    ent_coef: float = 0.01
+    """weight of the entropy bonus (exploration)"""
+    vf_coef: float = 0.5
+    """weight of the value loss"""
+    max_grad_norm: float = 0.5
+    """gradients are clipped to this global norm"""
+    hidden: list[int] = field(default_factory=lambda: [256, 256])
+    """hidden layer sizes of the policy and of the value network"""
     address: Annotated[str | None, shown_default("none: start a local Ray instance", "ADDRESS")] = None
-    """Ray cluster to join (auto, ray://HOST:10001 or HOST:6379)"""
+    """Ray cluster to join (HOST:PORT, auto, ray://HOST:10001), with its auth token if one is found"""
     num_cpus: Annotated[int | None, shown_default("every CPU of this machine", "INT")] = None
     """CPUs the local Ray instance may use; ignored with --address"""
-    checkpoint_dir: Annotated[str, option(metavar="PATH")] = "runs/rllib"
-    """directory of the checkpoint (each save replaces the previous one)"""
     checkpoint_every: int = 0
-    """also save every this many iterations (0: only at the end)"""
+    """also save the checkpoint every this many iterations (0: only at the end)"""
+    final_games: int = 1000
+    """games of each final tournament of a shared policy (trained vs rule-based, trained vs random; 0 skips them)"""
+    run_dir: Annotated[str | None, shown_default(f"{RUNS_DIR.as_posix()}/<env-id>", "PATH")] = None
+    """where the run's arguments, checkpoint and results go"""
     resume: bool = False
-    """continue from the checkpoint in --checkpoint-dir (same game, players, policy, network), for --iterations more"""
+    """continue the run in --run-dir (an error if there is none) with its arguments, from its checkpoint if any"""
+    resume_if_present: bool = False
+    """like --resume when --run-dir holds a run, otherwise start a new one"""
     seed: Annotated[int | None, option(metavar="INT")] = 0
     """seed of torch, numpy and each env's first reset (later games continue the env's seed stream)"""
 
     def validate(self) -> None:
-        """Raise ValueError naming what is allowed for the first bad field."""
+        """Raise ValueError naming the option and what is allowed, for the first bad field."""
         if self.env_id not in cardenvs.available_envs():
-            raise ValueError(f"unknown env id {self.env_id!r}; available: {', '.join(cardenvs.available_envs())}")
+            raise ValueError(f"unknown env id {self.env_id!r}; choose from {', '.join(cardenvs.available_envs())}")
         if self.policy not in POLICY_MODES:
-            raise ValueError(f"policy={self.policy!r} is not allowed; choose from {', '.join(POLICY_MODES)}")
-        for name in ("iterations", "num_envs_per_env_runner", "train_batch_size", "minibatch_size", "num_epochs"):
-            if getattr(self, name) < 1:
-                raise ValueError(f"{name} must be at least 1, got {getattr(self, name)}")
-        for name in ("num_env_runners", "checkpoint_every"):
-            if getattr(self, name) < 0:
-                raise ValueError(f"{name} must be 0 or more, got {getattr(self, name)}")
+            raise ValueError(f"--policy {self.policy!r} is not allowed; choose from {', '.join(POLICY_MODES)}")
+        check_at_least(self, ("iterations", "num_envs_per_env_runner", "train_batch_size", "minibatch_size",
+                              "update_epochs"), 1)
+        check_at_least(self, ("num_env_runners", "checkpoint_every", "final_games"), 0)
         if self.minibatch_size > self.train_batch_size:
-            raise ValueError(
-                f"minibatch_size ({self.minibatch_size}) must not exceed train_batch_size ({self.train_batch_size})"
-            )
-        if not self.hidden_sizes or min(self.hidden_sizes) < 1:
-            raise ValueError(f"hidden_sizes must be one or more positive widths, got {self.hidden_sizes}")
-        # written so that NaN fails too
-        if not (math.isfinite(self.lr) and self.lr > 0 and 0 <= self.gamma <= 1 and 0 <= self.lambda_ <= 1
-                and math.isfinite(self.entropy_coeff) and self.entropy_coeff >= 0):
-            raise ValueError(
-                f"lr must be positive, gamma and lambda in [0, 1], entropy_coeff 0 or more; got lr={self.lr}, "
-                f"gamma={self.gamma}, lambda={self.lambda_}, entropy_coeff={self.entropy_coeff}"
-            )
-        if self.players is not None and self.players < 1:
-            raise ValueError(f"players must be at least 1, got {self.players}")
-        if self.seed is not None and self.seed < 0:
-            raise ValueError(f"seed must be 0 or more, got {self.seed}")
-        if self.num_cpus is not None and self.num_cpus < 1:
-            raise ValueError(f"num_cpus must be at least 1, got {self.num_cpus}")
+            raise ValueError(f"--minibatch-size ({self.minibatch_size}) must not exceed --train-batch-size "
+                             f"({self.train_batch_size})")
+        check_hidden(self.hidden)
+        check_positive(self, ("learning_rate", "clip_coef", "max_grad_norm"))
+        check_unit_interval(self, ("gamma", "gae_lambda"))
+        check_non_negative(self, ("ent_coef", "vf_coef"))
+        for name in ("players", "num_cpus"):
+            if getattr(self, name) is not None:
+                check_at_least(self, (name,), 1)
+        if self.seed is not None:
+            check_at_least(self, ("seed",), 0)
         local_cpus = self.num_cpus or os.cpu_count() or 1
         if self.address is None and self.num_env_runners * CPUS_PER_ENV_RUNNER > local_cpus:
             raise ValueError(
-                f"num_env_runners={self.num_env_runners} needs {self.num_env_runners * CPUS_PER_ENV_RUNNER} CPUs "
-                f"and the local Ray instance has {local_cpus}; use fewer (or num_envs_per_env_runner for more "
-                "games per runner), or join a cluster with address"
+                f"--num-env-runners {self.num_env_runners} needs {self.num_env_runners * CPUS_PER_ENV_RUNNER} CPUs "
+                f"and the local Ray instance has {local_cpus}; use fewer (or --num-envs-per-env-runner for more "
+                "games per runner), or join a cluster with --address"
             )
-        if Path(self.checkpoint_dir).exists() and not Path(self.checkpoint_dir).is_dir():
-            raise ValueError(f"checkpoint_dir {self.checkpoint_dir!r} is a file, not a directory")
-        if self.resume:
-            self._check_resumable()
         if self.address is not None and not self.address.strip():
-            raise ValueError("address must be 'auto', 'ray://HOST:PORT' or 'HOST:PORT', not empty")
+            raise ValueError("--address must be HOST:PORT, auto or ray://HOST:PORT, not empty")
+        check_run_dir(self.resolved_run_dir)
 
-    def _check_resumable(self) -> None:
-        saved_args = Path(self.checkpoint_dir) / ARGS_FILE
-        if not (Path(self.checkpoint_dir) / CHECKPOINT_MARKER).is_file() or not saved_args.is_file():
-            raise ValueError(f"resume: no checkpoint of this script in {self.checkpoint_dir!r}")
-        saved = json.loads(saved_args.read_text())
-        for name in MODEL_DEFINING_FIELDS:
-            mine = list(value) if isinstance(value := getattr(self, name), tuple) else value
-            if saved.get(name) != mine:
-                raise ValueError(
-                    f"resume: the checkpoint in {self.checkpoint_dir!r} was trained with {name}={saved.get(name)!r}, "
-                    f"this run has {name}={mine!r}; pass the same value"
-                )
+    @property
+    def resolved_run_dir(self) -> str:
+        """``run_dir``, or the default run directory of the game."""
+        return self.run_dir if self.run_dir is not None else str(RUNS_DIR / self.env_id)
 
     @property
     def game_params(self) -> dict[str, Any]:
@@ -200,32 +206,35 @@ def command() -> str:
     return invocation(__spec__)
 
 
-def parse_args(argv: Sequence[str] | None = None) -> RLlibTrainArgs:
+def parse_args(argv: Sequence[str] | None = None, defaults: RLlibTrainArgs | None = None) -> RLlibTrainArgs:
     """The command line as `RLlibTrainArgs` (a malformed one exits with tyro's message and code 2).
 
-    With ``--resume``, the game, players, policy mode and network not given on the command line are those of the
-    checkpoint in ``--checkpoint-dir`` (when it has the arguments file).
+    Args:
+        argv: the arguments (default: ``sys.argv[1:]``).
+        defaults: the values of the options not given (default: `RLlibTrainArgs`'s own).
     """
     description = (sys.modules[__name__].__doc__ or "").split("\n\n")[0] + (
-        " Run it from the repository root as python -m cardenvs.training.rllib_train, or from anywhere as "
-        "python PATH/TO/training/rllib_train.py."
+        "\n\nThe run's arguments are stored in <run-dir>/run.json when it starts. A resumed run (--resume, "
+        f"--resume-if-present) uses them; of the options given again only "
+        f"{', '.join(flag(name) for name in RESUME_MAY_CHANGE)} may change, the others must repeat the stored value."
     )
-
     import tyro
 
-    def cli(defaults: RLlibTrainArgs) -> RLlibTrainArgs:
-        return tyro.cli(RLlibTrainArgs, args=argv, prog=command(), description=description, default=defaults)
+    return tyro.cli(RLlibTrainArgs, args=argv, prog=command(), description=description,
+                    default=RLlibTrainArgs() if defaults is None else defaults)
 
-    args = cli(RLlibTrainArgs())
-    saved_path = Path(args.checkpoint_dir) / ARGS_FILE
-    if args.resume and saved_path.is_file():
-        saved = json.loads(saved_path.read_text())
-        taken = {name: saved[name] for name in MODEL_DEFINING_FIELDS if name in saved}
-        if "hidden_sizes" in taken:
-            taken["hidden_sizes"] = tuple(taken["hidden_sizes"])
-        # Parsed again with the checkpoint's values as defaults: the options given still win.
-        args = cli(dataclasses.replace(RLlibTrainArgs(), **taken))
-    return args
+
+def settle_args(argv: Sequence[str] | None) -> RLlibTrainArgs:
+    """The arguments of this invocation: the command line's, or those of the run it resumes (``run_dir`` filled).
+
+    Raises:
+        ValueError: --resume without a run, a new run over an existing one, or an option given anew that a
+            resumed run cannot change.
+    """
+    given = parse_args(argv)
+    run_dir = Path(given.resolved_run_dir)
+    settled = settle(given, lambda defaults: parse_args(argv, defaults), run_dir, RESUME_MAY_CHANGE)
+    return dataclasses.replace(settled, run_dir=str(run_dir))
 
 
 # ---------------------------------------------------------------------------------------------- RLlib set-up
@@ -263,7 +272,7 @@ def build_config(args: RLlibTrainArgs, module_class: type | None = None) -> Any:
     register_env(ENV_NAME, make_pettingzoo_env)
     env_config = {"env_id": args.env_id, "params": args.game_params}
     module_spec = RLModuleSpec(
-        module_class=module_class or MaskedActorCritic, model_config={HIDDEN_SIZES_KEY: list(args.hidden_sizes)}
+        module_class=module_class or MaskedActorCritic, model_config={HIDDEN_SIZES_KEY: list(args.hidden)}
     )
     config = (
         PPOConfig()
@@ -274,11 +283,15 @@ def build_config(args: RLlibTrainArgs, module_class: type | None = None) -> Any:
         .training(
             train_batch_size_per_learner=args.train_batch_size,
             minibatch_size=args.minibatch_size,
-            num_epochs=args.num_epochs,
-            lr=args.lr,
+            num_epochs=args.update_epochs,
+            lr=args.learning_rate,
             gamma=args.gamma,
-            lambda_=args.lambda_,
-            entropy_coeff=args.entropy_coeff,
+            lambda_=args.gae_lambda,
+            clip_param=args.clip_coef,
+            entropy_coeff=args.ent_coef,
+            vf_loss_coeff=args.vf_coef,
+            grad_clip=args.max_grad_norm,
+            grad_clip_by="global_norm",
         )
         .multi_agent(
             policies=set(modules),
@@ -298,15 +311,56 @@ def build_config(args: RLlibTrainArgs, module_class: type | None = None) -> Any:
     return config
 
 
+def stage_package(target: Path) -> Path:
+    """Copy the imported ``cardenvs`` package, laid out as installed, into ``target``; its folder's path.
+
+    In an editable install the subpackages of :data:`MAPPED_SUBPACKAGES` live outside the ``cardenvs/`` folder;
+    the copy puts them inside it, so that a node without cardenvs imports every module from the copy alone.
+
+    Args:
+        target: an empty directory.
+    """
+    package = target / "cardenvs"
+    ignored = shutil.ignore_patterns(*SHIPPING_IGNORED)
+    shutil.copytree(Path(cardenvs.__file__).parent, package, ignore=ignored)
+    for name in MAPPED_SUBPACKAGES:
+        spec = importlib.util.find_spec(f"cardenvs.{name}")
+        if spec is None or not spec.submodule_search_locations:
+            continue
+        source = Path(next(iter(spec.submodule_search_locations)))
+        if source.resolve() != (Path(cardenvs.__file__).parent / name).resolve():
+            shutil.copytree(source, package / name, ignore=ignored, dirs_exist_ok=True)
+    return package
+
+
+def enable_cluster_auth() -> bool:
+    """Join with token authentication when a token is found and ``RAY_AUTH_MODE`` is not set; whether it is on.
+
+    A cluster started with ``ray start --head`` requires the token once one exists (in ``RAY_AUTH_TOKEN``,
+    the file ``RAY_AUTH_TOKEN_PATH`` names, or ``~/.ray/auth_token``), but Ray turns token mode on for a driver
+    only when it joins with address ``auto``; joining ``HOST:PORT`` without it is refused (``InvalidAuthToken``).
+    This takes Ray's own rule for ``auto`` to every address. A cluster without authentication ignores the token.
+    """
+    try:
+        from ray._private.authentication.authentication_token_setup import (
+            maybe_enable_token_auth_if_token_available,
+        )
+    except ImportError:  # a Ray without token authentication: nothing to pass
+        return False
+    return maybe_enable_token_auth_if_token_available(warn_if_disabled=False)
+
+
 def init_ray(args: RLlibTrainArgs) -> None:
-    """Start a local Ray instance, or join the cluster at ``args.address`` and ship this repository to it."""
+    """Start a local Ray instance, or join the cluster at ``args.address`` and ship the cardenvs package to it."""
     import ray
 
     if args.address is None:
         ray.init(num_cpus=args.num_cpus, include_dashboard=False)
-    else:
+        return
+    enable_cluster_auth()
+    with tempfile.TemporaryDirectory(prefix="cardenvs_shipped_") as staging:
         # Workers on other nodes import cardenvs and cardenvs.training.rllib_masking from the shipped copy.
-        ray.init(address=args.address, runtime_env={"working_dir": str(REPO_ROOT), "excludes": SHIPPING_EXCLUDES})
+        ray.init(address=args.address, runtime_env={"py_modules": [str(stage_package(Path(staging)))]})
 
 
 # ---------------------------------------------------------------------------------------------- results
@@ -337,64 +391,77 @@ def summarize(iteration: int, result: dict[str, Any]) -> str:
     return " | ".join(parts)
 
 
-def train(args: RLlibTrainArgs, print_fn: Any = print) -> tuple[list[dict[str, Any]], str]:
-    """Train for ``args.iterations`` iterations and save a checkpoint; Ray must be initialised.
+def checkpoint_path(args: RLlibTrainArgs) -> Path:
+    """The run's algorithm checkpoint directory (``<run-dir>/checkpoint``), absolute."""
+    return (Path(args.resolved_run_dir) / CHECKPOINT_DIR).resolve()
+
+
+def has_checkpoint(args: RLlibTrainArgs) -> bool:
+    """Whether the run directory holds an algorithm checkpoint."""
+    return (checkpoint_path(args) / CHECKPOINT_MARKER).is_file()
+
+
+def train(args: RLlibTrainArgs, print_fn: Any = print) -> tuple[list[dict[str, Any]], Path]:
+    """Train up to ``args.iterations`` iterations in all, saving the checkpoint; Ray must be initialised.
+
+    With ``args.resume`` the run goes on from the checkpoint in the run directory, if it has one.
 
     Args:
         args: the run's arguments.
         print_fn: where the per-iteration summaries go (``print`` by default).
 
     Returns:
-        Each iteration's result dict, and the checkpoint's path.
+        Each iteration's result dict (this session's), and the checkpoint's path.
     """
-    checkpoint_dir = Path(args.checkpoint_dir).resolve()
-    checkpoint_dir.mkdir(parents=True, exist_ok=True)
+    checkpoint = checkpoint_path(args)
+    checkpoint.parent.mkdir(parents=True, exist_ok=True)
     algorithm = build_config(args).build_algo()
     try:
-        if args.resume:
-            algorithm.restore_from_path(str(checkpoint_dir))
+        if args.resume and has_checkpoint(args):
+            algorithm.restore_from_path(str(checkpoint))  # the iteration count comes back too
         results = []
-        for count in range(1, args.iterations + 1):
+        while algorithm.iteration < args.iterations:
             result = algorithm.train()
             results.append(result)
-            iteration = result["training_iteration"]  # counts on across a resume
+            iteration = result["training_iteration"]
             print_fn(summarize(iteration, result))
-            if count == args.iterations or (args.checkpoint_every and count % args.checkpoint_every == 0):
-                checkpoint = str(algorithm.save_to_path(str(checkpoint_dir)))
-                saved = {**dataclasses.asdict(args), "resume": False, "iteration": iteration}
-                (checkpoint_dir / ARGS_FILE).write_text(json.dumps(saved, indent=2))
+            if iteration == args.iterations or (args.checkpoint_every and iteration % args.checkpoint_every == 0):
+                algorithm.save_to_path(str(checkpoint))
                 print_fn(f"checkpoint of iteration {iteration} saved to {checkpoint}")
         return results, checkpoint
     finally:
         algorithm.stop()
 
 
-def _saved_iteration(checkpoint_dir: Path) -> int | None:
-    """The training iteration of the checkpoint in ``checkpoint_dir`` (None if it holds none)."""
-    saved = checkpoint_dir / ARGS_FILE
-    if not saved.is_file():
-        return None
-    return json.loads(saved.read_text()).get("iteration")
+def play_final_tournament(args: RLlibTrainArgs) -> str | None:
+    """The shared module against the rule-based agent and against random (recorded in ``model.json``); the table.
 
-
-def interrupted_hint(args: RLlibTrainArgs, iteration_before: int | None) -> str:
-    """What an interrupted run kept, and the command that continues it.
-
-    Args:
-        args: the run's arguments.
-        iteration_before: the iteration of the checkpoint in ``args.checkpoint_dir`` when the run started.
+    None when there is nothing to play: ``--final-games 0``, or per-seat modules (each trained for its own seat;
+    evaluate one with the agent spec ``rllib:PATH``).
     """
-    checkpoint_dir = Path(args.checkpoint_dir).resolve()
-    saved = _saved_iteration(checkpoint_dir)
-    if saved is None or (not args.resume and saved == iteration_before):
-        return ("interrupted before the first checkpoint; nothing to resume from (--checkpoint-every saves along "
-                "the way)")
-    done_now = saved - ((iteration_before or 0) if args.resume else 0)
-    remaining = max(args.iterations - done_now, 1)
-    return (
-        f"interrupted; continue from the checkpoint of iteration {saved} with: {command()} "
-        f"--resume --checkpoint-dir {shlex.quote(str(checkpoint_dir))} --iterations {remaining}"
-    )
+    from cardenvs.agents.rllib import RLlibAgent
+
+    if args.final_games <= 0 or args.policy != "shared":
+        return None
+    env = cardenvs.env(args.env_id, **args.game_params)
+    agent = RLlibAgent.load(checkpoint_path(args), args.env_id, env.layout, num_actions=env.num_actions)
+    agent.name = AGENT_NAME
+    seed = 1 if args.seed is None else args.seed + 1
+    run_dir = Path(args.resolved_run_dir)
+    record, table = final_tournament(args.env_id, agent, args.final_games, seed, run_dir)
+    write_json(run_dir / MODEL_INFO_NAME, {
+        "env_id": args.env_id, "trainer": "training/rllib_train.py", "args": dataclasses.asdict(args),
+        "command": " ".join([command(), *map(shlex.quote, as_flags(args))]), "tournament": record,
+    })
+    return table
+
+
+def interrupted_hint(args: RLlibTrainArgs) -> str:
+    """What an interrupted run kept, and the command that continues it."""
+    again = resume_command(command(), args.resolved_run_dir)
+    if not has_checkpoint(args):
+        return f"interrupted before the first checkpoint; start the run over with its arguments: {again}"
+    return f"interrupted; continue from the last checkpoint ({checkpoint_path(args)}) with: {again}"
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -403,8 +470,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     if missing:
         print(f"rllib_train: {missing}", file=sys.stderr)
         return EXIT_FAILURE
-    args = parse_args(argv)
     try:
+        args = settle_args(argv)
         args.validate()
         module_ids(args)  # checks the game parameters before Ray starts
     except ValueError as error:
@@ -418,19 +485,24 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(f"rllib_train: needs the 'rllib' extra ({error.name} cannot be imported); install it with: "
               f"{RLLIB_EXTRA_HINT}", file=sys.stderr)
         return EXIT_FAILURE
-    iteration_before = _saved_iteration(Path(args.checkpoint_dir).resolve())
     try:
         try:
             init_ray(args)
         except (ConnectionError, ValueError) as error:  # no cluster there, or an address Ray cannot parse
             print(f"rllib_train: cannot reach the Ray cluster at {args.address!r}: {error}", file=sys.stderr)
             return EXIT_FAILURE
+        write_run_args(args)
+        if args.resume and not has_checkpoint(args):
+            print(f"{args.run_dir} has no checkpoint yet: starting the run over with its arguments")
         train(args)
+        table = play_final_tournament(args)
     except KeyboardInterrupt:
-        print("\n" + interrupted_hint(args, iteration_before), file=sys.stderr)
+        print("\n" + interrupted_hint(args), file=sys.stderr)
         return EXIT_INTERRUPTED
     finally:
         ray.shutdown()
+    if table:
+        print(table)
     return 0
 
 

@@ -38,7 +38,7 @@ ArgsT = TypeVar("ArgsT")
 
 
 def flag(name: str) -> str:
-    """A field's command-line option: ``total_timesteps`` -> ``--total-timesteps``."""
+    """A field's command-line option: ``total_decisions`` -> ``--total-decisions``."""
     return "--" + name.replace("_", "-")
 
 

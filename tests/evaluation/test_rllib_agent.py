@@ -123,8 +123,8 @@ def test_a_checkpoint_written_by_rllib_train_plays_as_rllib_path(tmp_path):
     if started_here:
         ray.init(num_cpus=2, include_dashboard=False)
     try:
-        args = RLlibTrainArgs(env_id=ENV_ID, policy="shared", checkpoint_dir=str(tmp_path / "run"), iterations=1,
-                              train_batch_size=200, minibatch_size=100, num_epochs=1, hidden_sizes=tuple(HIDDEN_SIZES))
+        args = RLlibTrainArgs(env_id=ENV_ID, policy="shared", run_dir=str(tmp_path / "run"), iterations=1,
+                              train_batch_size=200, minibatch_size=100, update_epochs=1, hidden=HIDDEN_SIZES)
         train(args, print_fn=lambda line: None)
     finally:
         if started_here:

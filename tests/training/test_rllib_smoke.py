@@ -9,7 +9,6 @@ serves the whole module.
 from __future__ import annotations
 
 import dataclasses
-import json
 import math
 import os
 import subprocess
@@ -23,9 +22,18 @@ import pytest
 ray = pytest.importorskip("ray", reason="the [rllib] extra is not installed")
 torch = pytest.importorskip("torch")
 
+from cardenvs.agents.registry import make_agent  # noqa: E402
 from cardenvs.training import rllib_train  # noqa: E402
 from cardenvs.training.rllib_masking import ILLEGAL_LOGIT, MaskedActorCritic  # noqa: E402
-from cardenvs.training.rllib_train import RLlibTrainArgs, build_config, main, parse_args, train  # noqa: E402
+from cardenvs.training.rllib_train import (  # noqa: E402
+    RLlibTrainArgs,
+    build_config,
+    main,
+    parse_args,
+    settle_args,
+    train,
+)
+from cardenvs.training.runs import write_run_args  # noqa: E402
 from ray.rllib.core.columns import Columns  # noqa: E402
 from ray.rllib.core.rl_module.rl_module import RLModule  # noqa: E402
 from ray.rllib.env.env_runner import NUM_ENV_STEP_FAILURES_LIFETIME  # noqa: E402
@@ -37,7 +45,7 @@ pytestmark = pytest.mark.filterwarnings("ignore:.*Overriding environment rllib-m
 
 ENV_ID = "clabber_v0"
 #: tiny sizes: one iteration samples a couple of games and makes a handful of SGD steps
-TINY = dict(iterations=1, train_batch_size=200, minibatch_size=100, num_epochs=1, hidden_sizes=(16,))
+TINY = dict(iterations=1, train_batch_size=200, minibatch_size=100, update_epochs=1, hidden=[16], final_games=0)
 
 
 @pytest.fixture(scope="module")
@@ -108,7 +116,7 @@ def test_module_rejects_a_space_without_the_mask():
 
 def test_bad_arguments_exit_with_a_message_before_ray_starts(capsys):
     assert main(["--env-id", ENV_ID, "--iterations", "0"]) == 2
-    assert "iterations must be at least 1" in capsys.readouterr().err
+    assert "--iterations must be at least 1" in capsys.readouterr().err
     assert main(["--env-id", ENV_ID, "--players", "3"]) == 2
     assert "unknown parameter" in capsys.readouterr().err
     assert main(["--minibatch-size", "500", "--train-batch-size", "200"]) == 2
@@ -119,23 +127,27 @@ def test_bad_arguments_exit_with_a_message_before_ray_starts(capsys):
 
 
 @pytest.mark.parametrize(("options", "message"), [
-    (["--lr", "nan"], "lr must be positive"),
-    (["--entropy-coeff", "-1"], "entropy_coeff 0 or more"),
-    (["--seed", "-1"], "seed must be 0 or more, got -1"),
-    (["--players", "0"], "players must be at least 1, got 0"),
-    (["--num-cpus", "2", "--num-env-runners", "3"], "num_env_runners=3 needs 3 CPUs and the local Ray instance has 2"),
+    (["--learning-rate", "nan"], "--learning-rate must be a positive number"),
+    (["--ent-coef", "-1"], "--ent-coef must be 0 or more"),
+    (["--clip-coef", "0"], "--clip-coef must be a positive number"),
+    (["--gae-lambda", "2"], "--gae-lambda must be in [0, 1], got 2.0"),
+    (["--hidden", "16", "0"], "--hidden must be one or more positive layer sizes, got 16 0"),
+    (["--seed", "-1"], "--seed must be 0 or more, got -1"),
+    (["--players", "0"], "--players must be at least 1, got 0"),
+    (["--num-cpus", "2", "--num-env-runners", "3"],
+     "--num-env-runners 3 needs 3 CPUs and the local Ray instance has 2"),
 ])
 def test_impossible_values_exit_with_one_line_before_ray_starts(tmp_path, capsys, options, message):
-    tiny = ["--iterations", "1", "--train-batch-size", "200", "--minibatch-size", "100", "--hidden-sizes", "16"]
-    assert main([*tiny, "--env-id", ENV_ID, "--checkpoint-dir", str(tmp_path / "run"), *options]) == 2
+    tiny = ["--iterations", "1", "--train-batch-size", "200", "--minibatch-size", "100", "--hidden", "16"]
+    assert main([*tiny, "--env-id", ENV_ID, "--run-dir", str(tmp_path / "run"), *options]) == 2
     err = capsys.readouterr().err
     assert err.startswith("rllib_train: ") and message in err and err.count("\n") == 1, err
     assert not ray.is_initialized() and not (tmp_path / "run").exists()
 
 
-def test_a_checkpoint_dir_that_is_a_file_is_refused(tmp_path, capsys):
+def test_a_run_dir_that_is_a_file_is_refused(tmp_path, capsys):
     (tmp_path / "file").write_text("")
-    assert main(["--checkpoint-dir", str(tmp_path / "file")]) == 2
+    assert main(["--run-dir", str(tmp_path / "file")]) == 2
     assert "is a file, not a directory" in capsys.readouterr().err
 
 
@@ -159,40 +171,48 @@ def test_without_ray_the_script_names_the_extra():
 
 
 def test_an_interruption_exits_with_the_command_that_continues(tmp_path, capsys, monkeypatch):
-    def interrupted_training(args, print_fn=print):
-        (tmp_path / rllib_train.ARGS_FILE).write_text(json.dumps({"iteration": 3}))  # a checkpoint at iteration 3
+    run_dir = tmp_path / "run"
+
+    def interrupted_after_a_checkpoint(args, print_fn=print):
+        (run_dir / rllib_train.CHECKPOINT_DIR).mkdir(parents=True)
+        (run_dir / rllib_train.CHECKPOINT_DIR / rllib_train.CHECKPOINT_MARKER).write_text("{}")
         raise KeyboardInterrupt
 
     monkeypatch.setattr(rllib_train, "init_ray", lambda args: None)
-    monkeypatch.setattr(rllib_train, "train", interrupted_training)
-    assert main(["--env-id", ENV_ID, "--iterations", "10", "--checkpoint-dir", str(tmp_path)]) == 130
+    monkeypatch.setattr(rllib_train, "train", interrupted_after_a_checkpoint)
+    assert main(["--env-id", ENV_ID, "--iterations", "10", "--run-dir", str(run_dir)]) == 130
+    again = f"python -m cardenvs.training.rllib_train --run-dir {run_dir} --resume"
     assert capsys.readouterr().err.strip() == (
-        "interrupted; continue from the checkpoint of iteration 3 with: python -m cardenvs.training.rllib_train "
-        "--resume "
-        f"--checkpoint-dir {tmp_path} --iterations 7"
-    )
-    (tmp_path / rllib_train.ARGS_FILE).unlink()
+        f"interrupted; continue from the last checkpoint ({run_dir / rllib_train.CHECKPOINT_DIR}) with: {again}")
+    # the hint's command: the stored arguments; before any checkpoint, the run starts over with them
     monkeypatch.setattr(rllib_train, "train", lambda args, print_fn=print: (_ for _ in ()).throw(KeyboardInterrupt))
-    assert main(["--env-id", ENV_ID, "--checkpoint-dir", str(tmp_path)]) == 130
-    assert "interrupted before the first checkpoint; nothing to resume from" in capsys.readouterr().err
+    (run_dir / rllib_train.CHECKPOINT_DIR / rllib_train.CHECKPOINT_MARKER).unlink()
+    assert main(["--run-dir", str(run_dir), "--resume"]) == 130
+    captured = capsys.readouterr()
+    assert "has no checkpoint yet: starting the run over" in captured.out
+    assert f"interrupted before the first checkpoint; start the run over with its arguments: {again}" in captured.err
 
 
 def test_cli_flags_fill_the_dataclass():
-    flags = ["--env-id", "slabberjan_v0", "--players", "3", "--policy", "per-seat", "--hidden-sizes", "8", "4"]
+    flags = ["--env-id", "slabberjan_v0", "--players", "3", "--policy", "per-seat", "--hidden", "8", "4"]
     args = parse_args(flags)
-    assert args == RLlibTrainArgs(env_id="slabberjan_v0", players=3, policy="per-seat", hidden_sizes=(8, 4))
-    assert parse_args(["--lambda", "0.9"]).lambda_ == 0.9
+    assert args == RLlibTrainArgs(env_id="slabberjan_v0", players=3, policy="per-seat", hidden=[8, 4])
+    assert parse_args(["--gae-lambda", "0.9", "--update-epochs", "2"]).gae_lambda == 0.9
 
 
-def test_resume_takes_the_checkpoint_s_model_fields_unless_given(tmp_path):
-    saved = RLlibTrainArgs(env_id=ENV_ID, policy="per-seat", hidden_sizes=(16, 8), lr=0.1)
-    (tmp_path / rllib_train.ARGS_FILE).write_text(json.dumps({**dataclasses.asdict(saved), "iteration": 2}))
-    args = parse_args(["--resume", "--checkpoint-dir", str(tmp_path), "--iterations", "3"])
-    assert (args.env_id, args.policy, args.hidden_sizes, args.iterations) == (ENV_ID, "per-seat", (16, 8), 3)
-    assert args.lr == RLlibTrainArgs.lr  # only the fields that define the modules come from the checkpoint
-    given = parse_args(["--resume", "--checkpoint-dir", str(tmp_path), "--hidden-sizes", "32"])
-    assert given.hidden_sizes == (32,) and given.policy == "per-seat"
-    assert parse_args(["--checkpoint-dir", str(tmp_path)]).policy == "shared"  # a new run: the defaults
+def test_resume_takes_the_stored_arguments_and_refuses_other_ones(tmp_path):
+    run_dir = tmp_path / "run"
+    saved = RLlibTrainArgs(env_id=ENV_ID, policy="per-seat", hidden=[16, 8], learning_rate=0.1, run_dir=str(run_dir))
+    write_run_args(saved)
+    args = settle_args(["--resume", "--run-dir", str(run_dir), "--iterations", "3", "--num-env-runners", "1"])
+    assert (args.env_id, args.policy, args.hidden, args.learning_rate) == (ENV_ID, "per-seat", [16, 8], 0.1)
+    assert (args.iterations, args.num_env_runners, args.resume) == (3, 1, True)
+    for given in (["--hidden", "32"], ["--env-id", "slabberjan_v0"], ["--learning-rate", "0.2"]):
+        with pytest.raises(ValueError, match=f"{given[0]} cannot change when resuming"):
+            settle_args(["--resume", "--run-dir", str(run_dir), *given])
+    with pytest.raises(ValueError, match="already holds a run"):
+        settle_args(["--run-dir", str(run_dir)])
+    assert settle_args(["--run-dir", str(tmp_path / "new")]).run_dir == str(tmp_path / "new")
 
 
 def check_iteration(result: dict, modules: list[str]) -> None:
@@ -210,37 +230,62 @@ def check_iteration(result: dict, modules: list[str]) -> None:
     assert set(returns) == set(cardenvs.env(ENV_ID).possible_agents)
 
 
-def test_shared_policy_trains_and_saves_a_reloadable_checkpoint(local_ray, tmp_path, capsys):
-    sizes = {**TINY, "iterations": 2}
-    args = RLlibTrainArgs(env_id=ENV_ID, policy="shared", checkpoint_dir=str(tmp_path), checkpoint_every=1, **sizes)
+def play_whole_games(agent, env_id: str, seeds: range) -> None:
+    """``agent`` plays every seat of a game per seed to its end; each of its actions must be legal."""
+    env = cardenvs.env(env_id)
+    for seed in seeds:
+        env.reset(seed=seed)
+        moves, ended = 0, set()
+        for seat in env.agent_iter():
+            observation, _, terminated, truncated, _ = env.last()
+            if terminated or truncated:
+                ended.add(seat)
+                env.step(None)
+                continue
+            action = agent.act(observation)
+            assert observation["action_mask"][action], (seed, moves, action)
+            env.step(action)
+            moves += 1
+        assert moves > 0 and ended == set(env.possible_agents), "the game was played to its end"
+
+
+def test_shared_policy_trains_saves_a_checkpoint_and_resumes(local_ray, tmp_path, capsys):
+    args = RLlibTrainArgs(env_id=ENV_ID, policy="shared", run_dir=str(tmp_path), checkpoint_every=1,
+                          **{**TINY, "iterations": 2})
+    algorithm = build_config(args).build_algo()  # seeded: the weights training starts from
+    try:
+        # the learner's module, with the value network (the EnvRunners' are inference-only)
+        [initial] = [call.get() for call in algorithm.learner_group.foreach_learner(
+            lambda learner: {name: value.clone() for name, value in learner.module["shared"].state_dict().items()})]
+    finally:
+        algorithm.stop()
+    assert {"policy_net.0.weight", "value_net.0.weight"} <= set(initial)
     results, checkpoint = train(args)
+    assert checkpoint == tmp_path.resolve() / rllib_train.CHECKPOINT_DIR
     assert len(results) == 2
     for result in results:
         check_iteration(result, ["shared"])
     assert results[1]["num_env_steps_sampled_lifetime"] >= 2 * TINY["train_batch_size"]
     printed = capsys.readouterr().out
     assert "iter    1 | env steps" in printed and "iter    2 | env steps" in printed
-    assert printed.count(f"saved to {tmp_path}") == 2
-    # the saved policy reloads without Ray and still plays only legal actions
+    assert printed.count(f"saved to {checkpoint}") == 2
+    # the saved policy reloads without Ray: both networks moved, and it plays whole games with legal actions
     module = RLModule.from_checkpoint(f"{checkpoint}/learner_group/learner/rl_module/shared")
-    observations = env_observations(ENV_ID, seed=11, count=20)
-    actions = module.forward_inference(as_batch(observations))[Columns.ACTION_DIST_INPUTS].argmax(-1)
-    assert all(o["action_mask"][a] for o, a in zip(observations, actions.tolist(), strict=True))
-    # --resume goes on from the checkpoint: iteration and step counts continue
-    resumed, _ = train(dataclasses.replace(args, iterations=1, resume=True), print_fn=lambda line: None)
-    assert resumed[0]["training_iteration"] == 3
+    trained = module.state_dict()
+    changed = {name for name, value in initial.items() if not torch.equal(value, trained[name])}
+    assert {"policy_net.0.weight", "value_net.0.weight"} <= changed, changed
+    play_whole_games(make_agent(f"rllib:{tmp_path}", ENV_ID, cardenvs.env(ENV_ID).layout), ENV_ID, range(2))
+    # --resume goes on from the checkpoint to the iterations in all: iteration and step counts continue
+    resumed, _ = train(dataclasses.replace(args, iterations=3, resume=True), print_fn=lambda line: None)
+    assert [result["training_iteration"] for result in resumed] == [3]
     assert resumed[0]["num_env_steps_sampled_lifetime"] >= 3 * TINY["train_batch_size"]
-    # --resume takes the game, players, policy mode and network from the checkpoint when they are not given
-    resumed_args = parse_args(["--resume", "--checkpoint-dir", str(tmp_path), "--iterations", "1"])
-    assert (resumed_args.env_id, resumed_args.hidden_sizes, resumed_args.iterations) == (ENV_ID, (16,), 1)
-    # ... and is refused, before anything starts, for a run whose modules would not match it
-    assert main(["--resume", "--checkpoint-dir", str(tmp_path), "--env-id", "slabberjan_v0"]) == 2
-    assert "trained with env_id='clabber_v0'" in capsys.readouterr().err
+    # a run that has done its iterations trains no further
+    assert train(dataclasses.replace(args, iterations=3, resume=True), print_fn=lambda line: None)[0] == []
 
 
 def test_per_seat_policies_train_one_iteration_on_a_remote_env_runner(local_ray, tmp_path):
     seats = cardenvs.env(ENV_ID).possible_agents
-    args = RLlibTrainArgs(env_id=ENV_ID, policy="per-seat", num_env_runners=1, checkpoint_dir=str(tmp_path), **TINY)
+    args = RLlibTrainArgs(env_id=ENV_ID, policy="per-seat", num_env_runners=1, run_dir=str(tmp_path), **TINY)
     algorithm = build_config(args).build_algo()
     try:
         # EnvRunners hold inference-only modules (no value network), the learner the whole ones
