@@ -9,6 +9,7 @@ serves the whole module.
 from __future__ import annotations
 
 import dataclasses
+import json
 import math
 import os
 import subprocess
@@ -281,6 +282,30 @@ def test_shared_policy_trains_saves_a_checkpoint_and_resumes(local_ray, tmp_path
     assert resumed[0]["num_env_steps_sampled_lifetime"] >= 3 * TINY["train_batch_size"]
     # a run that has done its iterations trains no further
     assert train(dataclasses.replace(args, iterations=3, resume=True), print_fn=lambda line: None)[0] == []
+    # the final matches: the shared module against the rule-based agent and against random, in model.json
+    table = rllib_train.play_final_tournament(dataclasses.replace(args, final_games=4))
+    assert "trained vs heuristic" in table and "trained vs random" in table
+    matches = json.loads((tmp_path / rllib_train.MODEL_INFO_NAME).read_text())["tournament"]["matches"]
+    assert [match["agents"] for match in matches] == [["trained", "heuristic"], ["trained", "random"]]
+
+
+def test_the_package_shipped_to_a_cluster_imports_alone(tmp_path):
+    # a node without cardenvs installed: no editable-install finder, only the shipped copy on the path
+    package = rllib_train.stage_package(tmp_path)
+    assert not list(package.rglob("__pycache__"))
+    modules = ["cardenvs.training.rllib_masking", "cardenvs.agents.rllib", "cardenvs.agents.registry"]
+    code = textwrap.dedent(f"""
+        import importlib, sys
+        sys.meta_path[:] = [finder for finder in sys.meta_path if "editable" not in repr(finder).lower()]
+        sys.path[:] = [str({str(tmp_path)!r})] + [entry for entry in sys.path if "editable" not in entry.lower()]
+        for name in {modules!r}:
+            print(importlib.import_module(name).__file__)
+    """)
+    done = subprocess.run([sys.executable, "-c", code], cwd=tmp_path, capture_output=True, text=True, timeout=300,
+                          env={key: value for key, value in os.environ.items() if key != "PYTHONPATH"})
+    assert done.returncode == 0, done.stderr[-3000:]
+    files = done.stdout.split()
+    assert len(files) == len(modules) and all(Path(file).is_relative_to(package) for file in files), files
 
 
 def test_per_seat_policies_train_one_iteration_on_a_remote_env_runner(local_ray, tmp_path):
