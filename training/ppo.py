@@ -250,6 +250,25 @@ def make_league(args: Args) -> list:
     return [make_agent(spec, args.env_id, layout, seed=args.seed + k) for k, spec in enumerate(specs)]
 
 
+def build_model(args: Args, env: Any, tensorboard_log: str | None = None) -> Any:
+    """A new MaskablePPO model with the run's settings, our option names mapped to stable-baselines3's.
+
+    Args:
+        args: the resolved arguments.
+        env: the VecEnv it learns on (a `cardenvs.learning.LearnerVecEnv`, possibly wrapped).
+        tensorboard_log: where stable-baselines3 writes TensorBoard logs (None: nowhere).
+    """
+    from sb3_contrib import MaskablePPO
+
+    return MaskablePPO(
+        "MlpPolicy", env, learning_rate=args.learning_rate, n_steps=args.num_steps, batch_size=args.minibatch_size,
+        n_epochs=args.update_epochs, gamma=args.gamma, gae_lambda=args.gae_lambda, clip_range=args.clip_coef,
+        ent_coef=args.ent_coef, vf_coef=args.vf_coef, max_grad_norm=args.max_grad_norm,
+        policy_kwargs={"net_arch": list(args.hidden)}, tensorboard_log=tensorboard_log, seed=args.seed, device="cpu",
+        verbose=0,
+    )
+
+
 class Run:
     """A training run in ``args.run_dir``: the env, the league, the model, checkpoints and evaluations.
 
@@ -287,13 +306,7 @@ class Run:
             self.model._last_obs = None  # the env restarted: learn() resets it instead of using the saved batch
             self.model.tensorboard_log = str(self.dir / TENSORBOARD_DIR)  # the run directory may have moved
         else:
-            self.model = MaskablePPO(
-                "MlpPolicy", self.env, learning_rate=args.learning_rate, n_steps=args.num_steps,
-                batch_size=args.minibatch_size, n_epochs=args.update_epochs, gamma=args.gamma,
-                gae_lambda=args.gae_lambda, clip_range=args.clip_coef, ent_coef=args.ent_coef, vf_coef=args.vf_coef,
-                max_grad_norm=args.max_grad_norm, policy_kwargs={"net_arch": list(args.hidden)},
-                tensorboard_log=str(self.dir / TENSORBOARD_DIR), seed=args.seed, device="cpu", verbose=0,
-            )
+            self.model = build_model(args, self.env, tensorboard_log=str(self.dir / TENSORBOARD_DIR))
         self.started = time.monotonic()
         self.wall_before = float(self.state.get("wall_seconds", 0.0))
 
