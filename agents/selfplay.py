@@ -1,4 +1,4 @@
-"""The policy network of the self-play trainer (``training/selfplay.py``) and the agent that plays it.
+"""The policy network of the self-play trainer (``cardenvs train``) and the agent that plays it.
 
 A checkpoint is the small ``.pt`` file the trainer writes (``model.pt``): the network's weights and what it was
 built for (env id, game parameters, observation size, action count, hidden sizes). The ``ppo:PATH`` agent spec
@@ -32,28 +32,23 @@ def input_scale(layout: ObservationLayout) -> np.ndarray:
 
 
 class MaskedActorCritic(nn.Module):
-    """A policy MLP (one logit per action, illegal ones masked out) and a value estimate.
+    """A policy MLP (one logit per action, illegal ones masked out) and a value estimate on the same trunk.
 
-    The value either shares the policy's trunk and reads the seat's observation (``state_scale=None``), or is a
-    centralised critic: an MLP of its own over the game's global state (everything on the table and in every
-    hand) and the one-hot seat it values. Only the policy is needed to play; the critic helps training in games
-    of hidden cards, where the value of a position depends on cards the seat cannot see.
+    The value head reads the seat's observation through the policy's trunk, so that the value loss shapes the
+    features the policy uses too. Only the policy is needed to play.
 
     Args:
         scale: per observation entry, the factor its input is multiplied by (:func:`input_scale`).
         num_actions: the env's action count.
-        hidden: the layer sizes of the policy's trunk (and of the centralised critic).
-        state_scale: per global-state entry, its input factor (``None``: the value reads the observation).
-        num_players: the seats (for the centralised critic's one-hot seat).
-        aux_size: entries of an auxiliary head on the policy's trunk that learns to predict a view of the global
-            state during training (0: none); playing uses it only with ``aux_to_policy``.
+        hidden: the layer sizes of the trunk.
+        aux_size: entries of an auxiliary head on the trunk that learns to predict a view of the global state
+            during training (0: none); playing uses it only with ``aux_to_policy``.
         aux_to_policy: the policy head also reads the auxiliary head's predictions (probabilities, with no
             gradient from the policy loss): what the head learnt to recognise in the observation becomes an
             input the policy can act on directly. Needs ``aux_size``.
     """
 
-    def __init__(self, scale: np.ndarray, num_actions: int, hidden: Sequence[int],
-                 state_scale: np.ndarray | None = None, num_players: int = 0, aux_size: int = 0,
+    def __init__(self, scale: np.ndarray, num_actions: int, hidden: Sequence[int], aux_size: int = 0,
                  aux_to_policy: bool = False):
         super().__init__()
         if aux_to_policy and not aux_size:
@@ -63,39 +58,20 @@ class MaskedActorCritic(nn.Module):
         self.aux_to_policy = aux_to_policy
         # Small initial policy logits: a near-uniform first policy; value heads at unit gain (CleanRL's choice).
         self.policy_head = _orthogonal(nn.Linear(width + (aux_size if aux_to_policy else 0), num_actions), 0.01)
-        self.central = state_scale is not None
-        self.num_players = num_players
-        if self.central:
-            critic_scale = np.concatenate([state_scale, np.ones(num_players, np.float32)])
-            self.register_buffer("critic_scale", th.as_tensor(critic_scale, dtype=th.float32))
-            critic, width = _mlp(len(critic_scale), hidden)
-            self.critic = nn.Sequential(critic, _orthogonal(nn.Linear(width, 1), 1.0))
-        else:
-            self.value_head = _orthogonal(nn.Linear(width, 1), 1.0)
+        self.value_head = _orthogonal(nn.Linear(width, 1), 1.0)
         if aux_size:
             self.aux_head = _orthogonal(nn.Linear(width, aux_size), 1.0)
 
-    def forward(self, obs: th.Tensor, mask: th.Tensor, critic_input: th.Tensor | None = None
-                ) -> tuple[th.Tensor, th.Tensor]:
-        """``(masked logits [B, A], value [B])`` for observations ``[B, D]`` and bool legal masks ``[B, A]``.
+    def forward(self, obs: th.Tensor, mask: th.Tensor) -> tuple[th.Tensor, th.Tensor]:
+        """``(masked logits [B, A], value [B])`` for observations ``[B, D]`` and bool legal masks ``[B, A]``."""
+        hidden = self.trunk(obs * self.scale)
+        return self._policy(hidden, None, mask), self.value_head(hidden).squeeze(-1)
 
-        ``critic_input`` is the centralised critic's input (:meth:`critic_input`); ignored without one.
-        """
-        return self._heads(self.trunk(obs * self.scale), None, mask, critic_input)
-
-    def forward_aux(self, obs: th.Tensor, mask: th.Tensor, critic_input: th.Tensor | None = None
-                    ) -> tuple[th.Tensor, th.Tensor, th.Tensor]:
+    def forward_aux(self, obs: th.Tensor, mask: th.Tensor) -> tuple[th.Tensor, th.Tensor, th.Tensor]:
         """:meth:`forward` and the auxiliary head's logits ``[B, aux_size]``, from one pass of the trunk."""
         hidden = self.trunk(obs * self.scale)
         aux_logits = self.aux_head(hidden)
-        return (*self._heads(hidden, aux_logits, mask, critic_input), aux_logits)
-
-    def _heads(self, hidden: th.Tensor, aux_logits: th.Tensor | None, mask: th.Tensor,
-               critic_input: th.Tensor | None) -> tuple[th.Tensor, th.Tensor]:
-        logits = self._policy(hidden, aux_logits, mask)
-        if self.central:
-            return logits, self.critic(critic_input * self.critic_scale).squeeze(-1)
-        return logits, self.value_head(hidden).squeeze(-1)
+        return self._policy(hidden, aux_logits, mask), self.value_head(hidden).squeeze(-1), aux_logits
 
     def _policy(self, hidden: th.Tensor, aux_logits: th.Tensor | None, mask: th.Tensor) -> th.Tensor:
         """The masked policy logits. ``aux_logits``: the auxiliary head's, when the caller has them (``None``:
@@ -111,19 +87,9 @@ class MaskedActorCritic(nn.Module):
         """The masked logits alone (what playing needs)."""
         return self._policy(self.trunk(obs * self.scale), None, mask)
 
-    def value(self, obs: th.Tensor, critic_input: th.Tensor | None = None) -> th.Tensor:
-        """The value alone, ``[B]``: of the observations, or of ``critic_input`` for a centralised critic."""
-        if self.central:
-            return self.critic(critic_input * self.critic_scale).squeeze(-1)
+    def value(self, obs: th.Tensor) -> th.Tensor:
+        """The value of the observations alone, ``[B]``."""
         return self.value_head(self.trunk(obs * self.scale)).squeeze(-1)
-
-    @staticmethod
-    def critic_input(states: np.ndarray, seats: np.ndarray, num_players: int) -> np.ndarray:
-        """The centralised critic's input: global states ``[B, S]`` and the one-hot seat valued, ``[B, S + P]``."""
-        out = np.zeros((len(states), states.shape[1] + num_players), np.float32)
-        out[:, :states.shape[1]] = states
-        out[np.arange(len(states)), states.shape[1] + seats] = 1.0
-        return out
 
 
 def _mlp(width: int, hidden: Sequence[int]) -> tuple[nn.Sequential, int]:
@@ -142,8 +108,10 @@ def _orthogonal(layer: nn.Linear, gain: float) -> nn.Linear:
 
 
 def save_model(path: str | Path, network: MaskedActorCritic, info: dict[str, Any]) -> None:
-    """Write ``network``'s weights and ``info`` (env id, params, hidden sizes, ...) to ``path``."""
-    th.save({"format": MODEL_FORMAT, "info": info, "state_dict": network.state_dict()}, Path(path))
+    """Write ``network``'s weights (on the CPU, wherever it trained) and ``info`` (env id, params, hidden sizes,
+    ...) to ``path``."""
+    state = {name: tensor.detach().cpu() for name, tensor in network.state_dict().items()}
+    th.save({"format": MODEL_FORMAT, "info": info, "state_dict": state}, Path(path))
 
 
 def load_model(path: str | Path) -> tuple[MaskedActorCritic, dict[str, Any]]:
@@ -159,10 +127,11 @@ def load_model(path: str | Path) -> tuple[MaskedActorCritic, dict[str, Any]]:
         raise ValueError(f"{path} is not a self-play model file (format {MODEL_FORMAT!r})")
     info = saved["info"]
     state = saved["state_dict"]
-    state_scale = state["critic_scale"].numpy()[:-int(info["num_players"])] if "critic_scale" in state else None
+    if "value_head.weight" not in state:
+        raise ValueError(f"{path} holds a network without a value head on its trunk, which this version cannot load")
     aux_size = int(state["aux_head.weight"].shape[0]) if "aux_head.weight" in state else 0
-    network = MaskedActorCritic(state["scale"].numpy(), int(info["num_actions"]), list(info["hidden"]), state_scale,
-                                int(info["num_players"]), aux_size, bool(info.get("aux_to_policy", False)))
+    network = MaskedActorCritic(state["scale"].numpy(), int(info["num_actions"]), list(info["hidden"]), aux_size,
+                                bool(info.get("aux_to_policy", False)))
     network.load_state_dict(state)
     return network.eval(), info
 

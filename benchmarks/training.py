@@ -2,8 +2,8 @@
 
 Three set-ups, each on the same game with its rule-based and random agents about:
 
-* **self-play** (``training/selfplay.py`` with its defaults): one shared policy learns from every seat of
-  ``--selfplay-envs`` games on ``cardenvs.vector_env``, against a league;
+* **self-play** (``cardenvs train GAME``: the self-play trainer with the game's recipe, on ``--device``): one
+  shared policy learns from every seat of its games on ``cardenvs.vector_env``, against a league;
 * **MaskablePPO, old defaults**: sb3-contrib's MaskablePPO on ``LearnerVecEnv`` with 16 games, 128 steps,
   minibatches of 256, 10 epochs (the defaults ``training/ppo.py`` had before it was tuned);
 * **MaskablePPO, tuned**: the same with ``training/ppo.py``'s present defaults (256 games, 64 steps,
@@ -37,7 +37,7 @@ import time
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Annotated, Any
+from typing import Annotated, Any, Literal
 
 import tyro
 
@@ -71,19 +71,23 @@ class Options:
     """alternating measurements per set-up (best kept)"""
     torch_threads: int = 2
     """CPU threads for torch (every set-up)"""
+    device: Literal["auto", "cpu", "cuda"] = "cpu"
+    """where the self-play trainer's network learns and acts (auto: cuda when torch sees one, else cpu)"""
     seed: int = 0
     """seed of the games and the networks"""
     json: str = "benchmarks/results/training.json"
     """where to write the numbers"""
 
 
-def selfplay_decisions_per_second(env_id: str, decisions: int, seed: int, torch_threads: int,
+def selfplay_decisions_per_second(env_id: str, decisions: int, seed: int, torch_threads: int, device: str,
                                   run_dir: Path) -> tuple[float, dict[str, float]]:
-    """Learner decisions/s of the self-play trainer with its defaults, and the share of its time per part."""
+    """Learner decisions/s of the self-play trainer with the game's recipe, and the share of its time per part."""
     from cardenvs.training import selfplay
+    from cardenvs.training.recipes import recipe
 
-    args = selfplay.resolve(selfplay.Args(env_id=env_id, total_decisions=1, eval_every=0, final_games=0, seed=seed,
-                                          torch_threads=torch_threads, progress_bar=False, run_dir=str(run_dir)))
+    settings = {**recipe(env_id).defaults, "total_decisions": 1, "eval_every": 0, "final_games": 0, "seed": seed,
+                "torch_threads": torch_threads, "device": device, "progress_bar": False, "run_dir": str(run_dir)}
+    args = selfplay.resolve(selfplay.Run(env_id=env_id, **settings))
     trainer = selfplay.Trainer(args)
     trainer.train()  # warm-up: one rollout and update (and the kernels compiled or loaded)
     before, seconds_before = trainer.decisions, trainer.train_seconds
@@ -142,7 +146,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         for repeat in range(args.repeats):
             with tempfile.TemporaryDirectory() as run_dir:
                 speed, shares = selfplay_decisions_per_second(env_id, args.decisions, args.seed, args.torch_threads,
-                                                              Path(run_dir) / f"run{repeat}")
+                                                              args.device, Path(run_dir) / f"run{repeat}")
             if speed > row["self-play"]:
                 row["self-play"], row["self-play time shares"] = speed, shares
             for setup, settings in (("MaskablePPO old defaults", OLD_PPO_DEFAULTS), ("MaskablePPO tuned", tuned)):
@@ -153,8 +157,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         shares = " / ".join(f"{row['self-play time shares'][part]:.0%}" for part in row["self-play time shares"])
         print(f"| `{env_id}` | {cells} | {row['self-play'] / row['MaskablePPO tuned']:.1f}× | {shares} |", flush=True)
     machine = {"cpu_count": os.cpu_count(), "platform": platform.platform(), "load_average": os.getloadavg()}
-    print(f"\nbest of {args.repeats}; torch on {args.torch_threads} threads; load average "
-          f"{machine['load_average'][0]:.1f} on {machine['cpu_count']} CPUs")
+    print(f"\nbest of {args.repeats}; torch on {args.torch_threads} threads, self-play on --device {args.device}; "
+          f"load average {machine['load_average'][0]:.1f} on {machine['cpu_count']} CPUs")
     path = Path(args.json)
     path.parent.mkdir(parents=True, exist_ok=True)
     report = {"args": dataclasses.asdict(args), "machine": machine, "results": results}

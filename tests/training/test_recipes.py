@@ -1,0 +1,104 @@
+"""training/recipes.py: ``cardenvs train GAME`` with no other option is the run that trained GAME's shipped agent,
+and the trainer reproduces, bit for bit, the first two updates that the trainer of that agent made with it.
+
+The reference (``data/first_updates.json``) holds, per game, what the agent's trainer produced in its first two
+updates with the agent's settings but no time budget (so the learning rate depends on decisions only), no
+evaluation, no final tournament and no checkpoint: the decisions made, what each update returned, and per weight
+tensor its sum and sum of squares.
+"""
+
+import json
+from pathlib import Path
+
+import numpy as np
+import pytest
+from cardenvs.agents.registry import shipped_checkpoint
+from cardenvs.training import selfplay
+from cardenvs.training.recipes import RECIPES, recipe
+
+import cardenvs
+
+REFERENCE = json.loads((Path(__file__).parent / "data" / "first_updates.json").read_text())
+#: updates of the recorded reference
+UPDATES = 2
+#: the overrides the reference was recorded with (no time budget, evaluation, final tournament or checkpoint)
+REFERENCE_OVERRIDES = ["--minutes", "0", "--eval-every", "0", "--final-games", "0", "--checkpoint-every", str(10**12),
+                       "--no-progress-bar", "--device", "cpu"]
+#: what the shipped agents' commands set that is not a setting of the run (where it went, how it was shown)
+NOT_SETTINGS = ("run_dir", "progress_bar", "resume", "resume_if_present")
+#: the settings of the shipped agents' trainer that are recipe extensions now, or gone (no recipe used them), with
+#: the value they had when a command left them out
+OLD_EXTENSION_DEFAULTS = {"carry_open_chains": False, "shaping_view": "", "shaping_coef": 1.0,
+                          "shaping_relative": False, "aux_view": [], "aux_balance": 1.0, "aux_to_policy": False,
+                          "ent_anneal": False, "critic": "observation", "aux_seat_views": [], "aux_coef": 1.0}
+#: the rtol of the losses and the weight sums (the reproduction is exact on one machine; BLAS may differ elsewhere)
+RTOL = 1e-6
+
+
+def _with_recipe(env_id: str) -> str:
+    if env_id not in RECIPES:
+        pytest.skip(f"{env_id} has no recipe: it trains with the core defaults")
+    return env_id
+
+
+def _shipped_args(env_id: str) -> dict:
+    path = shipped_checkpoint(env_id)
+    if path is None:
+        pytest.skip(f"{env_id} ships no trained agent")
+    return json.loads(Path(path).with_suffix(".json").read_text())["args"]
+
+
+@pytest.mark.parametrize("env_id", cardenvs.available_envs())
+def test_train_game_with_no_option_is_the_shipped_agent_s_run(env_id):
+    """Every setting of the shipped agent's command, core option or extension; a core option its command left
+    out (added to the trainer later) has its core default."""
+    stored = _shipped_args(_with_recipe(env_id))
+    run = selfplay.parse_args([env_id])
+    settings = {name: value for name, value in vars(run).items() if name not in NOT_SETTINGS}
+    assert settings.pop("device") == "auto"
+    core = selfplay.Args()
+    assert settings == {name: stored.get(name, getattr(core, name, None)) for name in settings}
+    assert run.run_dir is None and selfplay.resolve(run).run_dir == f"runs/selfplay/{env_id}"
+    plan = recipe(env_id)
+    shaping, auxiliary = plan.shaping, plan.auxiliary
+    extensions = {
+        **OLD_EXTENSION_DEFAULTS, "carry_open_chains": plan.carry_open_chains,
+        **({"shaping_view": shaping.view, "shaping_coef": shaping.coef, "shaping_relative": shaping.relative}
+           if shaping else {}),
+        **({"aux_view": list(auxiliary.views), "aux_balance": auxiliary.balance, "aux_to_policy": auxiliary.to_policy}
+           if auxiliary else {}),
+    }
+    others = {name: value for name, value in stored.items() if name not in settings and name not in NOT_SETTINGS}
+    assert set(others) <= set(OLD_EXTENSION_DEFAULTS)
+    assert extensions == {**OLD_EXTENSION_DEFAULTS, **others}
+
+
+@pytest.mark.parametrize("env_id", cardenvs.available_envs())
+def test_the_recipe_s_first_two_updates_are_those_of_the_shipped_agent_s_trainer(env_id, tmp_path):
+    _with_recipe(env_id)
+    if env_id not in REFERENCE:
+        pytest.skip(f"{env_id} has no recorded first updates")
+    reference = REFERENCE[env_id]
+    args = selfplay.resolve(selfplay.parse_args([env_id, *REFERENCE_OVERRIDES, "--run-dir", str(tmp_path)]))
+    stats = []
+
+    class TwoUpdates(selfplay.Trainer):
+        def update(self, *arrays, **options):
+            stats.append(super().update(*arrays, **options))
+            return stats[-1]
+
+        def budget_spent(self, started: float) -> bool:
+            return self.updates >= UPDATES
+
+    trainer = TwoUpdates(args)
+    trainer.train()
+    assert trainer.decisions == reference["decisions"]
+    assert [sorted(update) for update in stats] == [sorted(update) for update in reference["stats"]]
+    for update, expected in zip(stats, reference["stats"], strict=True):
+        for name, value in expected.items():
+            assert update[name] == pytest.approx(value, rel=RTOL, abs=1e-12), name
+    weights = {name: [float(tensor.double().sum()), float(tensor.double().square().sum())]
+               for name, tensor in trainer.network.state_dict().items()}
+    assert list(weights) == list(reference["weights"])  # the same modules, under the same names
+    for name, sums in reference["weights"].items():
+        np.testing.assert_allclose(weights[name], sums, rtol=RTOL, err_msg=name)

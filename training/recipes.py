@@ -1,0 +1,83 @@
+"""Each game's training recipe: what ``cardenvs train GAME`` does with no other option.
+
+A recipe gives (a) the game's defaults for the trainer's core options (budget, discount, minibatches, how often
+to snapshot, checkpoint and evaluate, ...), which the command line may still change, and (b) the extensions its
+game's agent needs, which are not command-line options: reward shaping (:mod:`cardenvs.training.shaping`), an
+auxiliary prediction task (:mod:`cardenvs.training.auxiliary`) and carried open chains
+(:mod:`cardenvs.training.open_chains`). Each of the five games' recipes is the one its shipped agent
+(``agents/checkpoints/<env_id>.json``) was trained with. A game without a recipe (one registered from outside the
+package, say) trains with the core defaults and no extension.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from cardenvs.training.auxiliary import Auxiliary
+from cardenvs.training.shaping import Shaping
+
+#: evaluation tournaments of the recipes: enough games for a learning curve whose points are told apart
+EVAL_GAMES = 1000
+
+
+@dataclass(frozen=True)
+class Recipe:
+    """How to train one game.
+
+    Args:
+        defaults: the game's defaults of core options, by field name of ``cardenvs.training.selfplay.Args``.
+        shaping: potential-based reward shaping (None: none).
+        auxiliary: an auxiliary prediction task on the policy's trunk (None: none).
+        carry_open_chains: a learning seat's open chain waits for the next rollout instead of being bootstrapped.
+    """
+
+    defaults: dict[str, Any] = field(default_factory=dict)
+    shaping: Shaping | None = None
+    auxiliary: Auxiliary | None = None
+    carry_open_chains: bool = False
+
+    def extensions(self) -> dict[str, Any]:
+        """The extension settings, as model.json records them."""
+        return {"shaping": None if self.shaping is None else vars(self.shaping),
+                "auxiliary": None if self.auxiliary is None else {**vars(self.auxiliary),
+                                                                  "views": list(self.auxiliary.views)},
+                "carry_open_chains": self.carry_open_chains}
+
+
+RECIPES: dict[str, Recipe] = {
+    "slabberjan_v0": Recipe({
+        "total_decisions": 3_000_000, "snapshot_every": 300_000, "checkpoint_every": 300_000,
+        "eval_every": 500_000, "eval_games": EVAL_GAMES}),
+    "gin_slaughtre_v0": Recipe({
+        "total_decisions": 20_000_000, "minutes": 11.0, "gamma": 0.999, "snapshot_every": 2_000_000,
+        "checkpoint_every": 2_000_000, "eval_every": 1_500_000, "eval_games": EVAL_GAMES}),
+    # A game to 500 points pays only after several hands: each hand's points reach its decisions as the shaping
+    # potential of the own team's lead in the scores.
+    "clabber_v0": Recipe({
+        "total_decisions": 60_000_000, "minutes": 28.0, "snapshot_every": 2_000_000,
+        "checkpoint_every": 4_000_000, "eval_every": 4_000_000, "eval_games": EVAL_GAMES},
+        shaping=Shaping("scores", coef=8.0, relative=True)),
+    # A learner that cannot win yet would learn to stall to the step limit: a truncated game costs it a loss.
+    "stabby_jack_v0": Recipe({
+        "total_decisions": 20_000_000, "minutes": 12.0, "gamma": 0.999, "truncation_reward": -1.0,
+        "snapshot_every": 2_000_000, "checkpoint_every": 2_000_000, "eval_every": 1_500_000,
+        "eval_games": EVAL_GAMES}),
+    # Slap pays only at the end of games of hundreds of slap windows, and a seat out of cards waits for its end:
+    # stack-size shaping, carried chains, and a head that learns which slap rules the pile matches.
+    "slap_v0": Recipe({
+        "total_decisions": 60_000_000, "minutes": 28.0, "minibatch_size": 1024, "update_epochs": 4, "gamma": 0.99,
+        "gae_lambda": 0.5, "snapshot_every": 6_000_000, "checkpoint_every": 6_000_000, "eval_every": 4_000_000,
+        "eval_games": EVAL_GAMES},
+        shaping=Shaping("stack_sizes"), auxiliary=Auxiliary(("slap_matches", "slappable"), balance=100.0,
+                                                            to_policy=True), carry_open_chains=True),
+}
+
+
+def recipe(env_id: str | None) -> Recipe:
+    """The recipe of ``env_id``: its entry of :data:`RECIPES`, or the core defaults and no extension.
+
+    Args:
+        env_id: a game's env id (None or an unknown id: the core defaults).
+    """
+    return RECIPES.get(env_id or "", Recipe())
