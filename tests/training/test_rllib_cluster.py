@@ -33,7 +33,9 @@ from pathlib import Path
 import pytest
 
 pytest.importorskip("ray", reason="the [rllib] extra is not installed")
-psutil = pytest.importorskip("psutil")
+if not sys.platform.startswith("linux"):
+    pytest.skip("Ray clusters run on Linux (Ray supports no multi-node cluster on macOS or Windows)",
+                allow_module_level=True)
 
 ENV_ID = "clabber_v0"
 #: the ``ray`` command of this environment
@@ -42,6 +44,8 @@ RAY_CLI = str(Path(sys.executable).with_name("ray"))
 HEAD_READY = "Ray runtime started"
 HEAD_START_SECONDS = 120
 HEAD_STOP_SECONDS = 60
+#: how long a SIGKILLed process may take to disappear
+KILL_SECONDS = 10
 #: one run of the script: joining, shipping the package, starting an EnvRunner, a couple of tiny iterations
 DRIVER_SECONDS = 420
 #: tiny sizes: an iteration samples a couple of games and makes a handful of gradient steps
@@ -68,15 +72,25 @@ def free_port() -> int:
         return probe.getsockname()[1]
 
 
-def session_processes(session_id: int) -> list:
-    """The live processes of the session ``session_id`` (the processes started in it and their descendants)."""
-    found = []
-    for process in psutil.process_iter():
-        try:
-            if os.getsid(process.pid) == session_id and process.status() != psutil.STATUS_ZOMBIE:
-                found.append(process)
-        except (ProcessLookupError, PermissionError, psutil.Error):
+def session_processes(session_id: int) -> dict[int, str]:
+    """The live processes of the session ``session_id`` (those started in it and their descendants): pid -> command.
+
+    Read from ``/proc``: Ray clusters run on Linux.
+    """
+    found = {}
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit():
             continue
+        pid = int(entry.name)
+        try:
+            if os.getsid(pid) != session_id:
+                continue
+            state = (entry / "stat").read_text().rpartition(")")[2].split()[0]
+            command = (entry / "cmdline").read_bytes().replace(b"\0", b" ").decode(errors="replace").strip()
+        except (ProcessLookupError, PermissionError, FileNotFoundError):
+            continue
+        if state != "Z":  # a zombie has ended; only its parent's wait is missing
+            found[pid] = command
     return found
 
 
@@ -90,18 +104,16 @@ def end_session(leader: subprocess.Popen, grace_seconds: float) -> list[str]:
     while session_processes(leader.pid) and time.monotonic() < deadline:
         time.sleep(0.5)
     left = session_processes(leader.pid)
-    names = []
-    for process in left:
-        try:
-            names.append(" ".join(process.cmdline())[:120])
-            process.kill()
-        except psutil.Error:
-            continue
-    psutil.wait_procs(left, timeout=10)
+    for pid in left:
+        with contextlib.suppress(ProcessLookupError):
+            os.kill(pid, signal.SIGKILL)
     if leader.poll() is None:
         leader.kill()
-        leader.wait(10)
-    return names
+        leader.wait(KILL_SECONDS)
+    deadline = time.monotonic() + KILL_SECONDS
+    while session_processes(leader.pid) and time.monotonic() < deadline:
+        time.sleep(0.1)
+    return [command[:120] for command in left.values()]
 
 
 @pytest.fixture
