@@ -33,7 +33,7 @@ from cardenvs.core.single import (
     reset_game,
     step_game,
 )
-from cardenvs.core.snapshot import restore_record, snapshot_record
+from cardenvs.core.snapshot import restore_record, snapshot_record, validate_record
 
 ILLEGAL_ACTION_MODES = ("raise", "penalize")
 RENDER_MODES = ("human", "ansi", "rgb_array")
@@ -299,21 +299,50 @@ class CardEnv(AECEnv):
         }
 
     def restore(self, snapshot: dict) -> None:
-        """Continue from a :meth:`snapshot` of an env with the same id and parameters."""
+        """Continue from a :meth:`snapshot` of an env with the same id and parameters.
+
+        The snapshot's state is checked before the rules see it (:func:`cardenvs.core.snapshot.validate_record`):
+        a field out of its range, or a record the rules cannot reach (a card in two places, counts that do not
+        match the cards), raises a ValueError naming the field and leaves the env as it was.
+        """
+        if not isinstance(snapshot, dict):
+            raise ValueError(f"a snapshot is a dict as snapshot() returns, got {type(snapshot).__name__}")
         if snapshot.get("env_id") != self.game.env_id:
             raise ValueError(f"snapshot is of {snapshot.get('env_id')!r}, this env is {self.game.env_id!r}")
         if snapshot.get("params") != _params_as_dict(self.params):
             raise ValueError("snapshot parameters differ from this env's; make the env with the same parameters")
-        restore_record(self._records[0], snapshot["state"])
+        agents, cumulative = self._checked_agents(snapshot)
+        staged = self._staged.view(np.recarray)
+        restore_record(staged[0], snapshot.get("state"))
+        validate_record(self.game, self.params, staged[0])
+        if not (staged[0].terminated or staged[0].truncated) and agents != self.possible_agents:
+            raise ValueError(f"snapshot agents must be all of {self.possible_agents} while the game goes on")
+        self._states[:] = self._staged
         self._has_reset = True
-        self.agents = list(snapshot["agents"])
+        self.agents = agents
         self.rewards = {a: 0.0 for a in self.agents}
-        self._cumulative_rewards = {a: float(snapshot["cumulative_rewards"][a]) for a in self.agents}
+        self._cumulative_rewards = cumulative
         self.infos = {a: {} for a in self.agents}
         self.terminations = {a: False for a in self.agents}
         self.truncations = {a: False for a in self.agents}
         self._nonzero_rewards = []
         self._refresh()
+
+    def _checked_agents(self, snapshot: dict) -> tuple[list[str], dict[str, float]]:
+        """The snapshot's live agents (distinct, of this env) and their cumulative rewards (finite numbers)."""
+        agents, cumulative = snapshot.get("agents"), snapshot.get("cumulative_rewards")
+        if (not isinstance(agents, list) or len(set(map(str, agents))) != len(agents)
+                or not set(map(str, agents)) <= set(self.possible_agents)):
+            raise ValueError(f"snapshot agents must be distinct agents of {self.possible_agents}, got {agents!r:.200}")
+        if not isinstance(cumulative, dict) or not set(agents) <= set(cumulative):
+            raise ValueError("snapshot cumulative_rewards must give a number for every agent in its agents")
+        rewards = {}
+        for agent in agents:
+            value = cumulative[agent]
+            if isinstance(value, bool) or not isinstance(value, (int, float)) or not np.isfinite(value):
+                raise ValueError(f"snapshot cumulative_rewards[{agent!r}] is {value!r}; it must be a finite number")
+            rewards[agent] = float(value)
+        return list(agents), rewards
 
     def __deepcopy__(self, memo: dict) -> CardEnv:
         clone = copy.copy(self)

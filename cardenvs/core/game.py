@@ -43,6 +43,27 @@ import numpy as np
 NO_PLAYER = -1
 
 
+class RecordError(ValueError):
+    """A state record from outside (a restored snapshot, ``VectorEnv.set_states``) breaks a field's range or an
+    invariant of its game.
+
+    Args:
+        field: the field at fault (the one whose value cannot be, or one of those that disagree).
+        message: what is wrong with it.
+    """
+
+    def __init__(self, field: str, message: str):
+        super().__init__(f"state field {field!r}: {message}")
+        self.field = field
+        self.message = message
+
+
+def require(condition: Any, field: str, message: str) -> None:
+    """Raise :class:`RecordError` naming ``field`` unless ``condition`` holds (the games' record checks use it)."""
+    if not condition:
+        raise RecordError(field, message)
+
+
 class StateField(NamedTuple):
     """One field of a game's state record, with its encoding (the rules page's snapshot table is built from these)."""
 
@@ -195,6 +216,15 @@ class Game:
     #: ``check_global_state(record, blocks)``, plain Python: raise AssertionError unless the global state's named
     #: blocks (``state_layout(params).split(state)``) hold what the record holds, every hidden card included
     check_global_state: Callable[[Any, dict[str, np.ndarray]], None] | None = None
+    #: ``field_ranges(params)``: the inclusive ``(low, high)`` of every entry of each field of the record that is
+    #: neither a parameter field nor ``rng`` (any value is a generator state) nor a header field (the core checks
+    #: those); a record from outside with an entry out of its range is refused before compiled code reads it
+    field_ranges: Callable[[Any], dict[str, tuple[float, float]]] | None = None
+    #: ``check_record(record, params)``, plain Python, run after the ranges hold: raise :class:`RecordError` naming
+    #: the field unless the record is one the rules can reach (each card in exactly one place, counts that match
+    #: the cards, indices that agree); then ``check_invariants`` runs on it too. See
+    #: :func:`cardenvs.core.snapshot.validate_record`.
+    check_record: Callable[[Any, Any], None] | None = None
 
     def __post_init__(self) -> None:
         from cardenvs.core.dispatch import register_engine

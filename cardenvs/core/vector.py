@@ -15,7 +15,7 @@ from numba import njit, prange
 
 from cardenvs.core.dispatch import engine_observe, engine_penalize, engine_reset, engine_step
 from cardenvs.core.errors import IllegalActionError
-from cardenvs.core.game import Game, new_states
+from cardenvs.core.game import Game, RecordError, new_states
 from cardenvs.core.rng import checked_seed, game_seed, next_u64, rand_below, seed_state
 from cardenvs.core.single import engine_view
 
@@ -49,6 +49,15 @@ def _reset_games(states, raw, template, seeds, players, obs, masks):
 def _reset_rows(states, raw, template, rows, seeds, players, obs, masks):
     for k in range(rows.shape[0]):
         _reset_game(states, raw, template, rows[k], seeds[k], players, obs, masks)
+
+
+@njit(cache=True)
+def _refresh_rows(states, rows, players, obs, masks):
+    """The seat to act, its observation and legal mask, for the games at ``rows`` (after their records changed)."""
+    for k in range(rows.shape[0]):
+        state = states[rows[k]]
+        players[rows[k]] = state.current_player
+        engine_observe(state, state.current_player, obs[rows[k]], masks[rows[k]])
 
 
 @njit(cache=True)
@@ -262,14 +271,7 @@ class VectorEnv:
         """
         if not self._has_reset:
             raise RuntimeError(f"{self.game.env_id}: call reset() before reset_games()")
-        rows = np.asarray(rows)
-        if rows.ndim != 1 or not (np.issubdtype(rows.dtype, np.integer) or rows.size == 0):
-            raise ValueError(f"rows must be a 1-d array of game indices, got {rows.dtype} {rows.shape}")
-        rows = rows.astype(np.int64, copy=False)
-        if rows.size and (rows.min() < 0 or rows.max() >= self.num_envs or np.unique(rows).size != rows.size):
-            raise ValueError(
-                f"rows must be distinct game indices from 0 to {self.num_envs - 1}, got {rows.tolist()!r:.200}"
-            )
+        rows = self._checked_rows(rows)
         seeds = _explicit_seeds(seeds, rows.size)
         _reset_rows(
             self._engine_states, self._raw, self._template, rows, seeds, self.current_players, self.observations,
@@ -280,6 +282,61 @@ class VectorEnv:
         self.terminated[rows] = False
         self.truncated[rows] = False
         return self.observations, self.action_masks, self.current_players
+
+    def set_states(self, rows: Any, states: Any) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """Continue the games at ``rows`` from the given state records while the other games go on; returns
+        ``reset``'s buffers.
+
+        For search over positions made elsewhere (determinized deals of a resampler, saved positions): thousands
+        of them then run at engine speed. Each record is checked first as a restored snapshot is
+        (:func:`cardenvs.core.snapshot.validate_record`); if any is refused, a ValueError names its index and
+        field, and no game changes.
+
+        Args:
+            rows: the indices of the games to replace (distinct).
+            states: one state record per row, of this env's record type (``self.states.dtype``, e.g. rows of
+                another ``VectorEnv``'s ``states`` with the same parameters, or a resampler's records), each a
+                game in progress.
+
+        Their ``rewards``, ``terminated`` and ``truncated`` entries are cleared; each game restarts from its own
+        record's generator when it ends.
+        """
+        from cardenvs.core.snapshot import validate_record
+
+        if not self._has_reset:
+            raise RuntimeError(f"{self.game.env_id}: call reset() before set_states()")
+        rows = self._checked_rows(rows)
+        records = np.asarray(states)
+        if records.dtype != self._states.dtype or records.shape != rows.shape:
+            raise ValueError(
+                f"states must be {rows.size} records of this env's record type, got {records.dtype} {records.shape}"
+            )
+        readable = records.view(np.recarray)
+        for k in range(rows.size):
+            if readable[k].terminated or readable[k].truncated:
+                raise ValueError(f"states[{k}] is a finished game; set_states takes games in progress")
+            try:
+                validate_record(self.game, self.params, readable[k])
+            except RecordError as error:
+                raise RecordError(error.field, f"{error.message} (in states[{k}])") from None
+        self._states[rows] = records
+        _refresh_rows(self._engine_states, rows, self.current_players, self.observations, self.action_masks)
+        self.rewards[rows] = 0
+        self.terminated[rows] = False
+        self.truncated[rows] = False
+        return self.observations, self.action_masks, self.current_players
+
+    def _checked_rows(self, rows: Any) -> np.ndarray:
+        """``rows`` as distinct int64 game indices, or a ValueError."""
+        rows = np.asarray(rows)
+        if rows.ndim != 1 or not (np.issubdtype(rows.dtype, np.integer) or rows.size == 0):
+            raise ValueError(f"rows must be a 1-d array of game indices, got {rows.dtype} {rows.shape}")
+        rows = rows.astype(np.int64, copy=False)
+        if rows.size and (rows.min() < 0 or rows.max() >= self.num_envs or np.unique(rows).size != rows.size):
+            raise ValueError(
+                f"rows must be distinct game indices from 0 to {self.num_envs - 1}, got {rows.tolist()!r:.200}"
+            )
+        return rows
 
     def step(
         self, actions: np.ndarray, active: np.ndarray | None = None, final_observation_for: np.ndarray | None = None

@@ -12,7 +12,7 @@ starts from a chosen deal.
 from __future__ import annotations
 
 from cardenvs.core.game import Game
-from cardenvs.games.clabber import rules, state
+from cardenvs.games.clabber import rules, state, validation
 from cardenvs.games.clabber.actions import action_name, num_actions
 from cardenvs.games.clabber.cards import NUM_RANKS
 from cardenvs.games.clabber.deal import apply_deal, deal_order
@@ -44,6 +44,8 @@ GAME = Game(
             ["AD", "KD", "QD", "JD", "10D", "9D"], ["10H", "KH", "QH", "AS", "JS", "9S"]], "turn_up": "QS"}),
     ),
     check_invariants=rules.check_invariants,
+    field_ranges=validation.field_ranges,
+    check_record=validation.check_record,
     quick_params={"single_hand": True},
     example_params=(
         {},

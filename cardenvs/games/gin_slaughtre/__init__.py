@@ -8,7 +8,7 @@ above the pile's top; 2s, 9s, 5s, Jacks and Jokers are special. ``env()``, ``raw
 from __future__ import annotations
 
 from cardenvs.core.game import Game
-from cardenvs.games.gin_slaughtre import rules, state
+from cardenvs.games.gin_slaughtre import rules, state, validation
 from cardenvs.games.gin_slaughtre.actions import action_name, num_actions, public_action_name
 from cardenvs.games.gin_slaughtre.deal import DEAL_KEYS, apply_deal, deck_from_deal
 from cardenvs.games.gin_slaughtre.observation import observation_layout, observe
@@ -38,6 +38,8 @@ GAME = Game(
               "upcards": [["KC", "QC", "JC"], ["KD", "QD", "JD"]], "stock": ["AS", "2S"]}),
     ),
     check_invariants=rules.check_invariants,
+    field_ranges=validation.field_ranges,
+    check_record=validation.check_record,
     quick_params={"max_turns": 120},
     example_params=(
         {},

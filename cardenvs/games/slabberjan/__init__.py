@@ -6,7 +6,7 @@
 from __future__ import annotations
 
 from cardenvs.core.game import Game
-from cardenvs.games.slabberjan import rules, state
+from cardenvs.games.slabberjan import rules, state, validation
 from cardenvs.games.slabberjan.actions import ACTION_NAMES, action_name, num_actions
 from cardenvs.games.slabberjan.deal import apply_deal
 from cardenvs.games.slabberjan.observation import observation_layout, observe
@@ -33,6 +33,8 @@ GAME = Game(
         ({"num_players": 3, "dealer_may_swap_left": True}, {"dealer": 0, "pieces": ["cat", "2", "bird"]}),
     ),
     check_invariants=rules.check_invariants,
+    field_ranges=validation.field_ranges,
+    check_record=validation.check_record,
     quick_params={"num_players": 3},
     example_params=(
         {"num_players": 2},

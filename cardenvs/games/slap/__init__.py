@@ -9,7 +9,7 @@ parameters listed in the docs (slap rules on/off, face-card chances, penalty, Jo
 from __future__ import annotations
 
 from cardenvs.core.game import Game
-from cardenvs.games.slap import rules, state
+from cardenvs.games.slap import rules, state, validation
 from cardenvs.games.slap.actions import ACTION_NAMES, action_name, num_actions, public_action_name
 from cardenvs.games.slap.cards import MAX_CARDS
 from cardenvs.games.slap.deal import apply_deal
@@ -41,6 +41,8 @@ GAME = Game(
         ({"num_players": 3}, {"dealer": 2, "stacks": [["Qs", "4h", "4c"], ["10c", "Jd"], ["7h", "7s", "Ac"]]}),
     ),
     check_invariants=rules.check_invariants,
+    field_ranges=validation.field_ranges,
+    check_record=validation.check_record,
     quick_params={"num_players": 2, "max_cards_played": 60},
     example_params=(
         {"num_players": 2},
