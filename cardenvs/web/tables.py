@@ -7,7 +7,12 @@ page with the message, and every method that refuses a request raises before it 
 from __future__ import annotations
 
 import dataclasses
+import functools
+import json
+import re
 import secrets
+import zlib
+from collections import OrderedDict
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -18,14 +23,39 @@ import cardenvs
 from cardenvs.core.aec import CardEnv
 from cardenvs.records import GameRecord, decisions, replay
 
-#: the agents a page may seat (besides trained checkpoints): no free-form spec, so no path from a browser is loaded
+#: the agents a page may seat besides the trained one: no free-form spec, so no path from a browser is loaded
 BUILT_IN_AGENTS = ("heuristic", "random")
+#: the spec of the game's trained agent (the ``<env_id>.pt`` of the server's checkpoint folder)
+TRAINED_SPEC = "trained"
 #: tables one browser session keeps; the oldest goes first
 TABLES_PER_SESSION = 16
 #: browser sessions the server keeps; the least recently used goes first
 SESSIONS_KEPT = 256
+#: session ids handed out by the pages but not yet holding a table; the oldest is forgotten first
+ISSUED_KEPT = 4096
+#: the estimated bytes one session's tables may keep; its oldest tables go first
+SESSION_BYTES_KEPT = 48_000_000
+#: the estimated bytes all sessions' tables may keep; the least recently used sessions go first
+SERVER_BYTES_KEPT = 512_000_000
 #: decisions "play to the end" takes at most in one request (Slap games can be long)
 RUN_TO_END_LIMIT = 20_000
+#: the decisions a table keeps in its move list (a person's since their last turn; a watcher's latest)
+LOG_LINES_KEPT = 400
+#: a replay keeps the whole position every this many steps and replays the actions in between
+REPLAY_STRIDE = 16
+#: estimated bytes of a table without its move list, records and models (env, state records, agents)
+TABLE_BASE_BYTES = 200_000
+#: estimated bytes of one move-list line
+LOG_LINE_BYTES = 600
+#: estimated bytes a recorded action takes (an int in a Python list)
+ACTION_BYTES = 40
+#: an uploaded record's limits: nesting depth, digits of a number, characters of a string, items of a list or
+#: object (a record's action list is the longest), and recorded actions
+RECORD_MAX_DEPTH = 16
+RECORD_MAX_DIGITS = 20
+RECORD_MAX_STRING = 256
+RECORD_MAX_ITEMS = 60_000
+RECORD_MAX_ACTIONS = 50_000
 
 
 class TableError(Exception):
@@ -48,19 +78,67 @@ class LogLine:
     events: list[str] = field(default_factory=list)  #: what the game announced about it
 
 
-def agent_choices(env_id: str, checkpoints: Path | None) -> list[str]:
-    """The agent specs a page offers for ``env_id``: the built-in ones, then the trained checkpoint if any."""
+def trained_model(env_id: str, checkpoints: Path | None) -> Path | None:
+    """The trained agent's model file of ``env_id`` in ``checkpoints`` (None: no folder, or no model there)."""
+    if checkpoints is None:
+        return None
+    model = checkpoints / f"{env_id}.pt"
+    return model if model.is_file() else None
+
+
+@functools.lru_cache(maxsize=64)
+def _model_sizes(model: Path) -> tuple[int, int] | None:
+    """(observation size, action count) the model was trained for; None where it cannot be read (no torch)."""
+    try:
+        from cardenvs.agents.selfplay import load_model
+
+        _, info = load_model(model)
+        return int(info["observation_size"]), int(info["num_actions"])
+    except (ImportError, ValueError, KeyError, TypeError):
+        return None
+
+
+def trained_fits(env_id: str, checkpoints: Path | None, params: dict[str, Any]) -> bool:
+    """Whether the trained agent of ``env_id`` can play the game of ``params`` (its observation and action
+    sizes depend on the player count and some rules).
+
+    Args:
+        env_id: the registered env id.
+        checkpoints: the server's folder of trained agents, or None.
+        params: the game's parameters (unknown or invalid ones: it does not fit).
+    """
+    model = trained_model(env_id, checkpoints)
+    sizes = None if model is None else _model_sizes(model)
+    if sizes is None:
+        return False
+    game = cardenvs.get_game(env_id)
+    try:
+        game_params = game.make_params(**params)
+    except (ValueError, TypeError):
+        return False
+    return sizes == (game.observation_layout(game_params).size, game.num_actions(game_params))
+
+
+def agent_choices(env_id: str, checkpoints: Path | None, params: dict[str, Any] | None = None) -> list[str]:
+    """The agent specs a page offers for ``env_id``: the built-in ones, then ``trained`` where its model is in
+    ``checkpoints`` and plays the game of ``params`` (None: the default parameters)."""
     choices = list(BUILT_IN_AGENTS)
-    if checkpoints is not None:
-        model = checkpoints / f"{env_id}.pt"
-        if model.is_file():
-            choices.append(f"ppo:{model}")
+    if trained_fits(env_id, checkpoints, params or {}):
+        choices.append(TRAINED_SPEC)
     return choices
 
 
 def agent_label(spec: str) -> str:
-    """A short name of an agent spec for pages: ``trained (slap_v0.pt)`` for a checkpoint."""
+    """A short name of an agent spec for pages: ``trained (slap_v0.pt)`` for a checkpoint path (a name in an
+    uploaded record), the spec itself otherwise."""
     return f"trained ({Path(spec[4:]).name})" if spec.startswith("ppo:") else spec
+
+
+def _without_paths(message: str, paths: list[Path]) -> str:
+    """``message`` with each of ``paths`` (the server's files) replaced by its file name."""
+    for path in paths:
+        message = message.replace(str(path.resolve()), path.name).replace(str(path), path.name)
+    return message
 
 
 def short_game_params(env_id: str) -> dict[str, Any]:
@@ -82,13 +160,22 @@ def new_env(env_id: str, params: dict[str, Any]) -> CardEnv:
 
 
 class LiveTable:
-    """A game in progress: agents in every seat but the person's (``human``; ``None`` when only watched)."""
+    """A game in progress: agents in every seat but the person's (``human``; ``None`` when only watched).
+
+    Args:
+        env_id: the registered env id.
+        params: the game's parameters.
+        seed: the seed of the deal.
+        specs: seat -> agent spec (one of :func:`agent_choices`) for every seat but the person's.
+        human: the person's seat, or None for a table that is only watched.
+        checkpoints: the server's folder of trained agents (the ``trained`` spec), or None.
+    """
 
     kind = "live"
 
     def __init__(self, env_id: str, params: dict[str, Any], seed: int, specs: dict[int, str],
                  human: int | None, checkpoints: Path | None):
-        from cardenvs.agents.registry import make_agent
+        from cardenvs.agents.registry import SHIPPED_CHECKPOINTS, make_agent
 
         self.env = new_env(env_id, params)
         self.game, self.params = self.env.game, self.env.params
@@ -98,30 +185,43 @@ class LiveTable:
         seats = [s for s in range(self.num_players) if s != human]
         if sorted(specs) != seats:
             raise TableError(f"choose an agent for each of seats {seats}")
-        allowed = agent_choices(env_id, checkpoints)
+        allowed = agent_choices(env_id, checkpoints, params)
         for seat, spec in specs.items():
             if spec not in allowed:
-                raise TableError(f"agent {spec!r} for seat {seat} is not offered; choose one of {', '.join(allowed)}")
+                raise TableError(f"agent {spec!r} for seat {seat} is not offered for this game; choose one of "
+                                 f"{', '.join(allowed)}")
         self.human = human
         layout = self.env.layout
+        model = trained_model(env_id, checkpoints)
         self.agents = {}
         for seat, spec in specs.items():
+            loaded = spec
+            if spec == TRAINED_SPEC and model is not None and model.parent.resolve() != SHIPPED_CHECKPOINTS.resolve():
+                loaded = f"ppo:{model}"  # the server's own folder's model, never a path from the browser
             try:
-                self.agents[seat] = make_agent(spec, env_id, layout, seed=seed + seat)
+                self.agents[seat] = make_agent(loaded, env_id, layout, seed=seed + seat)
             except (ValueError, OSError, ImportError) as error:
-                raise TableError(f"cannot seat {agent_label(spec)} at player_{seat}: {error}") from error
-        names = [agent_label(specs[s]) if s in specs else "human" for s in range(self.num_players)]
+                paths = [p for p in (model, checkpoints, SHIPPED_CHECKPOINTS) if p is not None]
+                raise TableError(f"cannot seat {spec} at player_{seat}: {_without_paths(str(error), paths)}") from error
+        self._model_bytes = sum(model.stat().st_size for spec in specs.values() if spec == TRAINED_SPEC and model)
+        names = [specs.get(s, "human") for s in range(self.num_players)]
         self.record = GameRecord(env_id, dataclasses.asdict(self.params), seed, agents=names)
         self.env.reset(seed=seed)
         self.final: dict[str, float] = {}
-        self.log: list[LogLine] = []
-        self.human_log_start = 0  # the log's length at the person's last decision: what is new since then
+        self.log: list[LogLine] = []  #: the move list: a person's since their last turn, a watcher's latest
+        self.decisions = 0  #: decisions made in the game so far
+        self.last_events: list[str] = []  #: what the game announced about its last decision
         self._advance()
 
     # -------------------------------------------------------------- reading
     @property
     def over(self) -> bool:
         return not self.env.agents
+
+    @property
+    def hides_cards(self) -> bool:
+        """Whether a person plays here and the game is on: only their seat's view may be shown."""
+        return self.human is not None and not self.over
 
     @property
     def to_act(self) -> int | None:
@@ -142,6 +242,11 @@ class LiveTable:
     def rewards(self) -> list[float] | None:
         return None if not self.over else [self.final.get(a, 0.0) for a in self.env.possible_agents]
 
+    def footprint(self) -> int:
+        """Estimated bytes the table keeps (env, agents' models, move list, record)."""
+        return (TABLE_BASE_BYTES + self._model_bytes + LOG_LINE_BYTES * len(self.log)
+                + ACTION_BYTES * len(self.record.actions))
+
     # -------------------------------------------------------------- acting
     def play(self, action: int) -> None:
         """The person's decision; the agents then play until it is the person's turn again or the game ends."""
@@ -155,7 +260,7 @@ class LiveTable:
         if action not in legal:
             names = ", ".join(f"{a} ({name})" for a, name in legal.items())
             raise TableError(f"action {action} is not legal now; the legal actions are {names}")
-        self.human_log_start = len(self.log) + 1
+        self.log.clear()  # the move list starts again at the person's own decision
         self._apply(self.human, action)
         self._advance()
 
@@ -190,73 +295,126 @@ class LiveTable:
         return next(decisions(self.env, self.final), (None, None))
 
     def _apply(self, seat: int, action: int) -> None:
+        from cardenvs.web.words import action_namer, engine_moves
+
         before = self.env.state_record.copy()
         self.env.step(action)
         self.record.actions.append(action)
+        after = self.env.state_record.copy()
         public = (self.game.public_action_name or self.game.action_name)(self.params, action)
-        events = self.game.describe_step(before, self.env.state_record.copy(), self.params)
-        self.log.append(LogLine(len(self.log), seat, public, self.game.action_name(self.params, action), events))
+        events = engine_moves(self.game, before, after, seat, action) + self.game.describe_step(
+            before, after, self.params)
+        full = action_namer(self.game)(self.params, action, before)
+        self.log.append(LogLine(self.decisions, seat, public, full, events))
+        del self.log[:-LOG_LINES_KEPT]
+        self.decisions += 1
+        self.last_events = events
         self._decision()  # retires the agents that are done, so that ``to_act`` and ``over`` are current
         if self.over:
             self.record.rewards = self.rewards()
 
 
 class ReplayTable:
-    """A recorded game, every position kept as a snapshot so that it can be stepped forwards and back."""
+    """A recorded game that can be stepped forwards and back: the whole position is kept every
+    :data:`REPLAY_STRIDE` steps (compressed), and a position in between is reached by replaying the actions
+    from the one before it."""
 
     kind = "replay"
 
     def __init__(self, record: GameRecord):
+        if len(record.actions) > RECORD_MAX_ACTIONS:
+            raise TableError(f"this record has {len(record.actions)} actions; the replay page takes at most "
+                             f"{RECORD_MAX_ACTIONS}", 413)
         self.record = record
-        self.snapshots: list[dict] = []
-        self.moves: list[tuple[int, str]] = []  #: (seat, action name) of each recorded action
+        self._kept: list[bytes] = []  # compressed snapshots of positions 0, STRIDE, 2 * STRIDE, ...
+        seats = bytearray()  # the seat of each recorded action
         final: dict[str, float] = {}
         env = None
         try:
-            for env, agent, action in replay(record, final_rewards=final):
-                self.snapshots.append(env.snapshot())
-                game, params = env.game, env.params
-                self.moves.append((env.possible_agents.index(agent), game.action_name(params, action)))
+            for step, (env, agent, _) in enumerate(replay(record, final_rewards=final)):
+                if step % REPLAY_STRIDE == 0:
+                    self._kept.append(_pack(env.snapshot()))
+                seats.append(env.possible_agents.index(agent))
             if env is None:
                 env = record.new_env()
-            self.snapshots.append(env.snapshot())
-        except (ValueError, TypeError, KeyError, IndexError) as error:
+            if len(record.actions) % REPLAY_STRIDE == 0:
+                self._kept.append(_pack(env.snapshot()))
+        except (ValueError, TypeError, KeyError, IndexError, OverflowError) as error:
             # TypeError, KeyError, IndexError: a malformed deal or parameter inside an otherwise valid record
             raise TableError(f"this record cannot be replayed: {error}") from error
+        self.seats = bytes(seats)
         self.env = env
         self.game, self.params = env.game, env.params
         self.num_players = len(env.possible_agents)
         self.final = [final.get(a, 0.0) for a in env.possible_agents] if final else None
-        self.position = -1
+        self.position = len(record.actions)  # where the env is now
         self.show(0)
 
     @property
     def steps(self) -> int:
         """Recorded actions: positions are 0 (the start) to ``steps`` (after the last)."""
-        return len(self.moves)
+        return len(self.record.actions)
+
+    def move(self, position: int) -> tuple[int, str]:
+        """(seat, action name) of recorded action ``position``."""
+        return self.seats[position], self.game.action_name(self.params, self.record.actions[position])
+
+    def footprint(self) -> int:
+        """Estimated bytes the table keeps (env, kept positions, record)."""
+        return TABLE_BASE_BYTES + sum(map(len, self._kept)) + (ACTION_BYTES + 1) * self.steps
 
     def show(self, position: int) -> None:
         """Set the env to the position before recorded action ``position`` (``steps``: the end)."""
         if not 0 <= position <= self.steps:
             raise TableError(f"step {position} does not exist; this record has steps 0 to {self.steps}")
-        if position != self.position:
-            self.env.restore(self.snapshots[position])
-            self.position = position
+        if position == self.position:
+            return
+        start = position - position % REPLAY_STRIDE
+        self.env.restore(_unpack(self._kept[start // REPLAY_STRIDE]))
+        pending = decisions(self.env, {})
+        next(pending, None)  # the kept position is a decision: nothing to retire before it
+        for action in self.record.actions[start:position]:
+            self.env.step(int(action))
+            next(pending, None)  # retires the agents that are done, up to the next decision or the end
+        self.position = position
 
     def text(self, seat: int | None) -> str:
         """The table as text, with ``seat``'s private view when given."""
         return self.env.table_text(seat)
 
 
+def _pack(snapshot: dict) -> bytes:
+    return zlib.compress(json.dumps(snapshot).encode("utf-8"))
+
+
+def _unpack(packed: bytes) -> dict:
+    return json.loads(zlib.decompress(packed))
+
+
 def load_record(data: bytes, name: str) -> GameRecord:
     """A game record from an uploaded file: a record (``cardenvs play --save``) or a golden playthrough, which
-    holds one under ``record``; TableError saying why not."""
-    import json
+    holds one under ``record``; TableError saying why not.
 
+    The JSON is checked before and while it is parsed: nesting at most :data:`RECORD_MAX_DEPTH` deep, numbers of
+    at most :data:`RECORD_MAX_DIGITS` digits, strings of at most :data:`RECORD_MAX_STRING` characters, lists and
+    objects of at most :data:`RECORD_MAX_ITEMS` items.
+
+    Args:
+        data: the file's bytes (the caller bounds their number).
+        name: the file's name, for messages.
+    """
     try:
-        parsed = json.loads(data.decode("utf-8"))
-    except (UnicodeDecodeError, json.JSONDecodeError) as error:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError as error:
         raise TableError(f"{name} is not a JSON game record: {error}") from error
+    depth = _json_depth(text)
+    if depth > RECORD_MAX_DEPTH:
+        raise TableError(f"{name} nests its JSON {depth} deep; a game record nests at most {RECORD_MAX_DEPTH}")
+    try:
+        parsed = json.loads(text, parse_int=_bounded_int, parse_constant=_no_constant)
+    except (json.JSONDecodeError, ValueError, RecursionError) as error:
+        raise TableError(f"{name} is not a JSON game record: {error}") from error
+    _check_sizes(parsed, name)
     if isinstance(parsed, dict) and isinstance(parsed.get("record"), dict) and "golden_format" in parsed:
         parsed = parsed["record"]
     if not isinstance(parsed, dict):
@@ -266,43 +424,119 @@ def load_record(data: bytes, name: str) -> GameRecord:
     except (ValueError, TypeError) as error:
         raise TableError(f"{name}: {error}") from error
     if record.env_id not in cardenvs.available_envs():
-        raise TableError(f"{name} records an unknown game {record.env_id!r}")
+        raise TableError(f"{name} records an unknown game {record.env_id!r:.80}")
     return record
 
 
+def _json_depth(text: str) -> int:
+    """The deepest nesting of JSON arrays and objects in ``text`` (brackets inside strings not counted)."""
+    bare = re.sub(r'"(?:[^"\\]|\\.)*"', "", text)
+    depth = deepest = 0
+    for bracket in re.finditer(r"[\[\]{}]", bare):
+        depth += 1 if bracket.group() in "[{" else -1
+        deepest = max(deepest, depth)
+    return deepest
+
+
+def _bounded_int(digits: str) -> int:
+    if len(digits.lstrip("-")) > RECORD_MAX_DIGITS:
+        raise ValueError(f"a number of {len(digits)} digits; a game record's numbers have at most "
+                         f"{RECORD_MAX_DIGITS}")
+    return int(digits)
+
+
+def _no_constant(name: str) -> float:
+    raise ValueError(f"{name} is not a number a game record holds")
+
+
+def _check_sizes(value: Any, name: str) -> None:
+    """TableError where a string, list or object of the parsed record is larger than a record's ever are."""
+    pending = [value]
+    while pending:
+        item = pending.pop()
+        if isinstance(item, str) and len(item) > RECORD_MAX_STRING:
+            raise TableError(f"{name} holds a text of {len(item)} characters; a game record's have at most "
+                             f"{RECORD_MAX_STRING}")
+        if isinstance(item, (list, dict)):
+            if len(item) > RECORD_MAX_ITEMS:
+                raise TableError(f"{name} holds a list of {len(item)} items; a game record's have at most "
+                                 f"{RECORD_MAX_ITEMS}")
+            pending.extend(item if isinstance(item, list) else [*item.keys(), *item.values()])
+
+
 class TableStore:
-    """The tables of every browser session, in server memory (a reload of a page finds its table again)."""
+    """The tables of every browser session, in server memory (a reload of a page finds its table again).
+
+    A session id is handed out by the pages that start a table (:meth:`issue`); only such an id can hold
+    tables, so requests without one never push anybody's tables out. What is kept is bounded three ways:
+    tables per session, estimated bytes per session and estimated bytes over all sessions (the oldest tables,
+    then the least recently used sessions, go first).
+    """
 
     def __init__(self) -> None:
-        self._sessions: dict[str, dict[str, LiveTable | ReplayTable]] = {}
-
-    @staticmethod
-    def new_session_id() -> str:
-        return secrets.token_urlsafe(16)
+        self._sessions: OrderedDict[str, OrderedDict[str, LiveTable | ReplayTable]] = OrderedDict()
+        self._issued: OrderedDict[str, None] = OrderedDict()
 
     @staticmethod
     def random_below(limit: int) -> int:
         """A seed for a game whose page gave none (the server's randomness, never a game's)."""
         return secrets.randbelow(limit)
 
-    def add(self, session: str, table: LiveTable | ReplayTable) -> str:
-        """Keep ``table`` for ``session``: its id."""
-        tables = self._sessions.pop(session, {})
-        self._sessions[session] = tables  # most recently used last
-        while len(self._sessions) > SESSIONS_KEPT:
-            del self._sessions[next(iter(self._sessions))]
+    def issue(self) -> str:
+        """A new session id, remembered (among the latest :data:`ISSUED_KEPT`) until it holds a table."""
+        session = secrets.token_urlsafe(16)
+        self._issued[session] = None
+        while len(self._issued) > ISSUED_KEPT:
+            self._issued.popitem(last=False)
+        return session
+
+    def known(self, session: str | None) -> bool:
+        """Whether ``session`` was handed out by this server (and not yet forgotten)."""
+        return session is not None and (session in self._sessions or session in self._issued)
+
+    def require(self, session: str | None) -> None:
+        """TableError (403) unless ``session`` was handed out by this server: a page must be opened first."""
+        if not self.known(session):
+            raise TableError("this browser session is not known to the server (cookies off, or the server was "
+                             "restarted): open the game's page again and start from there", 403)
+
+    def footprint(self, session: str | None = None) -> int:
+        """Estimated bytes the tables keep: ``session``'s, or every session's."""
+        sessions = self._sessions.values() if session is None else [self._sessions.get(session, {})]
+        return sum(table.footprint() for tables in sessions for table in tables.values())
+
+    def add(self, session: str | None, table: LiveTable | ReplayTable) -> str:
+        """Keep ``table`` for ``session`` (an id from :meth:`issue`): its id; TableError for an unknown session
+        or a table larger than a session may keep."""
+        self.require(session)
+        if table.footprint() > SESSION_BYTES_KEPT:
+            raise TableError("this table is larger than the server keeps for one browser session", 413)
+        self._issued.pop(session, None)
+        tables = self._sessions.setdefault(session, OrderedDict())
+        self._sessions.move_to_end(session)
         table_id = secrets.token_urlsafe(8)
         tables[table_id] = table
-        while len(tables) > TABLES_PER_SESSION:
-            del tables[next(iter(tables))]
+        while len(tables) > TABLES_PER_SESSION or self.footprint(session) > SESSION_BYTES_KEPT:
+            tables.popitem(last=False)
+        while len(self._sessions) > SESSIONS_KEPT or (len(self._sessions) > 1
+                                                       and self.footprint() > SERVER_BYTES_KEPT):
+            self._sessions.popitem(last=False)
         return table_id
 
     def get(self, session: str | None, table_id: str, kind: str) -> Any:
         """The session's table, or TableError (404) for an unknown or stale one."""
-        table = self._sessions.get(session or "", {}).get(table_id)
+        tables = self._sessions.get(session or "", {})
+        table = tables.get(table_id)
         if table is None or table.kind != kind:
             raise TableError(
                 "this table is not open in this browser session: the server was restarted, the table was closed "
                 "to make room, or the link comes from another browser. Start a new game from the front page.", 404
             )
+        self._sessions.move_to_end(session)
         return table
+
+    def touched(self, session: str) -> None:
+        """Re-check the session's bounds after one of its tables grew (a game played on)."""
+        tables = self._sessions.get(session)
+        while tables and len(tables) > 1 and self.footprint(session) > SESSION_BYTES_KEPT:
+            tables.popitem(last=False)

@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import json
+import re
 import warnings
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -26,6 +28,7 @@ def client():
 
 
 def _start(client, env_id="slabberjan_v0", mode="play", **form):
+    assert client.get(f"/{mode}/{env_id}").status_code == 200  # the page that hands out the session
     fields = {"seat": "0", "seed": "7", **{f"agent_{s}": "heuristic" for s in range(8)}, **form}
     response = client.post(f"/{mode}/{env_id}", data=fields, follow_redirects=False)
     assert response.status_code == 303, response.text
@@ -51,7 +54,7 @@ def test_every_game_opens_its_play_and_watch_pages_and_a_watched_game_plays_to_i
     for view in ("public", "all", "0"):
         assert client.get(f"{location}?view={view}").status_code == 200
     assert client.post(f"{location}/step", data={"query": "view=all"}).status_code == 200
-    assert len(table.log) == 1
+    assert len(table.log) == table.decisions == 1
     assert client.post(f"{location}/end", data={}).status_code == 200 and table.over
     assert 'id="result"' in client.get(location).text
 
@@ -103,6 +106,7 @@ def test_a_legal_action_moves_the_game_and_the_agents_play_until_the_person_s_tu
 
 
 def test_only_offered_agents_can_be_seated(client):
+    client.get("/play/slap_v0")
     for spec in ("ppo:/etc/passwd", "human", "rllib:x"):
         response = client.post("/play/slap_v0", data={"seat": "0", "agent_1": spec, "agent_2": "random",
                                                       "agent_3": "random"})
@@ -120,6 +124,7 @@ def test_a_corrupt_upload_is_refused_with_the_reason(client):
         json.dumps({**good, "env_id": "go_v0"}).encode(): "records an unknown game",
         json.dumps({**good, "actions": [5]}).encode(): "cannot be replayed: record action 0 (5) is not legal",
     }
+    client.get("/replay")
     for body, message in cases.items():
         response = client.post("/replay", files={"record": ("game.json", body, "application/json")})
         assert response.status_code == 400 and message in response.text.replace("&#39;", "'"), body
@@ -135,6 +140,7 @@ def test_a_replay_steps_forwards_and_back_and_refuses_a_step_outside_it(client):
         if action is not None:
             record.actions.append(action)
         env.step(action)
+    client.get("/replay")
     response = client.post("/replay", files={"record": ("r.json", json.dumps(record.to_dict()).encode())},
                            follow_redirects=False)
     location = response.headers["location"].split("?")[0]
@@ -171,3 +177,301 @@ def test_serve_listens_on_this_machine_only_by_default():
     from cardenvs.cli import build_parser
 
     assert build_parser().parse_args(["serve"]).host == "127.0.0.1"
+
+
+# ---------------------------------------------------------------- fair play
+SVG = "{http://www.w3.org/2000/svg}"
+
+
+def _seat_cards(page: str) -> dict[int, list[str]]:
+    """Each seat's cards (``data-card``, ``back`` face down) in the page's table picture."""
+    import xml.etree.ElementTree as ElementTree
+
+    match = re.search(r"<svg.*?</svg>", page, re.S)
+    assert match, "the page has no table picture"
+    root = ElementTree.fromstring(match.group())
+    return {int(g.get("data-seat")): [c.get("data-card") for c in g.iter(f"{SVG}g") if c.get("class") == "card"]
+            for g in root.iter(f"{SVG}g") if g.get("class") == "seat"}
+
+
+def _hidden_from(table, seat: int) -> dict[int, set[str]]:
+    """The engine's cards of the other seats that ``seat`` may not see: shown with every hand open, not in the
+    engine's picture of what ``seat`` sees."""
+    everything = _seat_cards(table.env.table_svg(open_hands=True))
+    own = _seat_cards(table.env.table_svg(seat=seat))
+    return {other: set(everything[other]) - set(own[other]) - {"back"} for other in everything if other != seat}
+
+
+def _private_texts(table, seat: int) -> list[str]:
+    """The engine's private text of every other seat that differs from what ``seat`` sees."""
+    state, params, game = table.env.state_record, table.params, table.game
+    own = game.render_private(state, params, seat)
+    return [text for other in range(table.num_players) if other != seat
+            for text in [game.render_private(state, params, other)] if text and text != own]
+
+
+@pytest.mark.parametrize("env_id", cardenvs.available_envs())
+def test_nothing_a_person_requests_during_their_game_shows_a_hidden_card(client, env_id):
+    location = _start(client, env_id, seat="1", players=str(_players(env_id)))
+    table = _table(client, location)
+    session = client.cookies.get(SESSION_COOKIE)
+    tables_before = len(client.app.state.tables._sessions[session])
+    hidden = _hidden_from(table, 1)
+    private = _private_texts(table, 1)
+    if env_id in ("clabber_v0", "gin_slaughtre_v0"):  # hands the others may not see at the start
+        assert any(hidden.values()) or private, "the check needs a position with hidden cards"
+    views = ["", "public", "all", "ALL", "-1", "99", "x", *map(str, range(table.num_players))]
+    responses = [client.get(f"{location}?view={view}") for view in views]
+    responses += [client.get(f"{location}?view=all&view=0"), client.get(f"{location}?speed=10&view=all"),
+                  client.get(f"{location}/record.json"), client.post(f"{location}/replay"),
+                  client.post(f"{location}/step", data={"query": "view=all"}),
+                  client.post(f"{location}/end", data={"query": "view=0"}),
+                  client.post(f"{location}/play", data={"action": "-5"}),
+                  client.get(f"/replay/{location.split('/')[-1]}?view=all")]
+    for response in responses:
+        assert response.status_code < 500
+        text = response.text
+        assert not text.lstrip().startswith("{"), "a record of the unfinished game"
+        for words in private:
+            assert words not in text
+        if "<svg" in text:
+            for other, cards in _seat_cards(text).items():
+                if other != 1:
+                    assert not set(cards) & hidden[other], (response.url, other, set(cards) & hidden[other])
+    assert client.get(f"{location}?view=all").status_code == 403
+    assert client.get(f"{location}/record.json").status_code == 403
+    assert len(client.app.state.tables._sessions[session]) == tables_before  # no replay table was opened
+
+
+def test_every_view_record_and_replay_opens_once_the_person_s_game_is_over(client):
+    location = _start(client, "clabber_v0", short="1")
+    table = _table(client, location)
+    while not table.over:
+        client.post(f"{location}/play", data={"action": str(table.legal_actions()[0][0])})
+    for view in ("all", "1", "public"):
+        assert client.get(f"{location}?view={view}").status_code == 200
+    record = json.loads(client.get(f"{location}/record.json").text)
+    assert record["actions"] == table.record.actions
+    assert client.post(f"{location}/replay", follow_redirects=False).status_code == 303
+
+
+def test_a_watched_table_keeps_its_open_views(client):
+    location = _start(client, "gin_slaughtre_v0", mode="watch")
+    table = _table(client, location)
+    page = client.get(f"{location}?view=all").text
+    shown = _seat_cards(page)
+    assert shown == _seat_cards(table.env.table_svg(open_hands=True)) and "back" not in shown[0] + shown[1]
+    assert client.get(f"{location}/record.json").status_code == 200
+
+
+# ---------------------------------------------------------------- requests that must not break anything
+def test_numbers_are_bounded_in_length_and_ascii_digits_only(client):
+    location = _start(client, "gin_slaughtre_v0")
+    table = _table(client, location)
+    before = table.env.state_record.tobytes()
+    long_number = "1" * 5000
+    for response in (client.get(f"{location}?view={long_number}"), client.get(f"{location}?speed={long_number}"),
+                     client.post(f"{location}/play", data={"action": long_number}),
+                     client.post(f"{location}/play", data={"action": "١"}),  # an Arabic-Indic digit one
+                     client.get(f"/play/slap_v0?players={long_number}"), client.get("/play/slap_v0?players=٣"),
+                     client.post("/play/slap_v0", data={"seat": "0", "seed": long_number}),
+                     client.post("/play/slap_v0", data={"seat": "٠", "seed": "1"})):
+        assert response.status_code == 400 and 'id="error"' in response.text, response.text[-300:]
+        assert "whole number" in response.text and long_number not in response.text
+    assert table.env.state_record.tobytes() == before
+
+
+def _upload(client, body: bytes, name="game.json"):
+    return client.post("/replay", files={"record": (name, body, "application/json")})
+
+
+def test_hostile_records_are_refused_with_the_app_s_page(client):
+    good = GameRecord("slap_v0", {"num_players": 2}, 1, actions=[0, 0]).to_dict()
+    client.get("/replay")
+    cases = {
+        b"[" * 100_000 + b"]" * 100_000: "nests its JSON",
+        json.dumps(good).replace('"seed": 1', '"seed": ' + "1" * 5000).encode(): "digits",
+        json.dumps({**good, "agents": ["x" * 300_000, "y"]}).encode(): "characters",
+        json.dumps({**good, "actions": [0] * 70_000}).encode(): "items",
+        json.dumps({**good, "rewards": [float("nan"), 0]}).encode(): "is not a number",
+        json.dumps({**good, "params": {"num_players": 2, "deck": {"a": [[[]]]}}}).encode(): "unknown parameter",
+    }
+    for body, message in cases.items():
+        response = _upload(client, body)
+        assert 400 <= response.status_code < 500 and message in response.text, (message, response.text[-400:])
+
+
+def test_an_upload_is_bounded_while_it_streams(client):
+    from cardenvs.web.app import MAX_UPLOAD_BYTES
+
+    client.get("/replay")
+    response = _upload(client, b" " * (MAX_UPLOAD_BYTES + 1))
+    assert response.status_code == 413 and 'id="error"' in response.text
+
+    def chunks():  # no Content-Length: the server counts the bytes as they come
+        for _ in range(MAX_UPLOAD_BYTES // 65536 + 2):
+            yield b"x" * 65536
+
+    response = client.post("/replay", content=chunks(),
+                           headers={"content-type": "multipart/form-data; boundary=b"})
+    assert response.status_code == 413 and "larger than this form takes" in response.text
+
+
+def test_a_corrupt_form_body_gets_the_app_s_page(client):
+    client.get("/replay")
+    cut_off = b'--b\r\nContent-Disposition: form-data; name="record"; filename="a"\r\n\r\nxx'
+    for body, content_type in ((cut_off, "multipart/form-data; boundary=b"), (b"garbage", "multipart/form-data"),
+                               (b"\xff\xfe=%%%", "application/x-www-form-urlencoded")):
+        response = client.post("/replay", content=body, headers={"content-type": content_type})
+        assert 400 <= response.status_code < 500 and 'id="error"' in response.text, response.text[:200]
+
+
+def test_requests_without_a_session_start_nothing_and_push_nobody_out(client):
+    location = _start(client)
+    stranger = TestClient(client.app)
+    for _ in range(5):
+        response = stranger.post("/play/slap_v0", data={"seat": "0", "agent_1": "random", "agent_2": "random",
+                                                        "agent_3": "random"}, follow_redirects=False)
+        assert response.status_code == 403 and "open the game" in response.text
+        stranger.cookies.clear()
+    assert client.app.state.tables.footprint() == _table(client, location).footprint()
+    assert client.get(location).status_code == 200
+
+
+def test_a_session_s_kept_bytes_are_bounded(client, monkeypatch):
+    import cardenvs.web.tables as tables
+
+    first = _start(client)
+    monkeypatch.setattr(tables, "SESSION_BYTES_KEPT", int(_table(client, first).footprint() * 2.5))
+    locations = [_start(client) for _ in range(3)]
+    session = client.cookies.get(SESSION_COOKIE)
+    assert client.app.state.tables.footprint(session) <= tables.SESSION_BYTES_KEPT
+    assert client.get(first).status_code == 404 and client.get(locations[-1]).status_code == 200
+
+
+def test_every_page_carries_the_security_headers(client):
+    for response in (client.get("/"), client.get("/nowhere"), client.post("/"), client.get("/replay")):
+        policy = response.headers["content-security-policy"]
+        assert "frame-ancestors 'none'" in policy and "default-src 'none'" in policy
+        assert response.headers["x-content-type-options"] == "nosniff"
+        assert 'id="error"' in response.text or response.status_code == 200
+
+
+def test_a_loopback_server_refuses_another_host_name():
+    from cardenvs.web.app import LOOPBACK_HOSTS
+
+    app = create_app(checkpoints=None, allowed_hosts=LOOPBACK_HOSTS)
+    assert TestClient(app, base_url="http://127.0.0.1:8000").get("/").status_code == 200
+    assert TestClient(app, base_url="http://localhost:8000").get("/").status_code == 200
+    response = TestClient(app, base_url="http://attacker.example:8000").get("/")
+    assert response.status_code == 400 and "answers only to" in response.text
+
+
+def test_error_pages_do_not_show_the_server_s_checkpoint_folder(tmp_path):
+    from cardenvs.agents.registry import SHIPPED_CHECKPOINTS
+
+    folder = tmp_path / "secret_models"
+    folder.mkdir()
+    (folder / "slap_v0.pt").write_bytes((SHIPPED_CHECKPOINTS / "slap_v0.pt").read_bytes()[:1000])  # corrupt
+    client = TestClient(create_app(checkpoints=folder))
+    for page in (client.get("/"), client.get("/play/slap_v0"),
+                 client.post("/play/slap_v0", data={"seat": "0", "agent_1": "trained"})):
+        assert str(tmp_path) not in page.text and "secret_models" not in page.text
+
+
+def test_serve_says_a_port_is_in_use_before_claiming_the_server_is_up(capsys):
+    import socket
+
+    from cardenvs.cli import main
+
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen(1)
+        port = taken.getsockname()[1]
+        assert main(["serve", "--port", str(port), "--checkpoints", str(Path(__file__).parent)]) == 1
+    out, err = capsys.readouterr()
+    assert "the card table is at" not in out and f"cannot listen on 127.0.0.1:{port}: the port is in use" in err
+
+
+def test_serve_warns_when_it_listens_beyond_this_machine_and_prints_an_address_to_open():
+    from cardenvs.commands.serve import browser_url, is_loopback
+
+    assert is_loopback("127.0.0.1") and is_loopback("::1") and is_loopback("localhost")
+    assert not is_loopback("0.0.0.0") and not is_loopback("192.168.1.5")
+    assert "0.0.0.0" not in browser_url("0.0.0.0", 8000) and browser_url("::1", 80) == "http://[::1]:80/"
+
+
+# ---------------------------------------------------------------- a game a person can follow
+def test_the_move_list_shows_every_decision_since_the_person_s_last_turn_with_the_pictures_card_names(client):
+    location = _start(client, "clabber_v0", short="1")
+    table = _table(client, location)
+    while not table.over:
+        decided = table.decisions
+        action = table.legal_actions()[0][0]
+        page = client.post(f"{location}/play", data={"action": str(action)}).text
+        steps = [int(step) for step in re.findall(r'class="move" data-step="(\d+)"', page)]
+        assert steps == list(range(decided, table.decisions))  # own decision first, none left out
+        assert re.search(r"\b(10|[2-9AKQJ])[CDHS]\b", page.split('id="log"')[1].split("</ol>")[0]) is None
+    page = client.get(location).text
+    result = re.search(r'id="result">(.*?)</p>', page, re.S).group(1)
+    assert "wins" in result or "draw" in result
+    assert "one hand played" in result and "target" not in result
+
+
+def test_clabber_s_forced_plays_appear_in_the_move_list(client):
+    from cardenvs.web.words import engine_moves
+
+    env = cardenvs.env("clabber_v0", single_hand=True)
+    env.reset(seed=2)
+    rng = np.random.default_rng(0)
+    forced = []
+    while env.agents:
+        observation, _, done, cut, _ = env.last()
+        if done or cut:
+            env.step(None)
+            continue
+        action = int(rng.choice(np.flatnonzero(observation["action_mask"])))
+        before, seat = env.state_record.copy(), int(env.state_record.current_player)
+        env.step(action)
+        forced += [line for line in engine_moves(env.game, before, env.state_record.copy(), seat, action)
+                   if "forced" in line]
+    played = sum(len(line.split("plays ")[1].split(" (")[0].split()) for line in forced)
+    decisions_played = 24 - played  # every one of the 24 cards is played, by a decision or by force
+    assert forced and 0 < decisions_played < 24
+
+
+def test_gin_slaughtre_arrangements_name_the_cards(client):
+    location = _start(client, "gin_slaughtre_v0")
+    page = client.get(location).text
+    names = re.findall(r'data-action="\d+">([^<]*)<', page)
+    assert names and all(re.fullmatch(r"upcards: (\S+ ){2}\S+", name) for name in names)
+    assert "#" not in " ".join(names)
+
+
+def test_the_rules_page_is_linked_and_served_escaped(client):
+    page = client.get("/").text
+    for env_id in cardenvs.available_envs():
+        assert f'href="/rules/{env_id}"' in page
+        rules = client.get(f"/rules/{env_id}")
+        assert rules.status_code == 200 and "<h2>" in rules.text
+    assert client.get("/rules/poker_v0").status_code == 404
+    location = _start(client, "slap_v0")
+    assert 'href="/rules/slap_v0"' in client.get(location).text
+
+
+def test_player_counts_offer_only_agents_that_can_play_them(tmp_path):
+    from cardenvs.agents.registry import SHIPPED_CHECKPOINTS
+
+    pytest.importorskip("torch", reason="the trained agents need torch")
+    client = TestClient(create_app(checkpoints=SHIPPED_CHECKPOINTS))
+    assert 'value="trained"' in client.get("/play/slap_v0").text
+    page = client.get("/play/slap_v0?players=3").text
+    assert 'value="trained"' not in page and 'id="no-trained"' in page
+    response = client.post("/play/slap_v0", data={"players": "3", "seat": "0", "agent_1": "trained",
+                                                  "agent_2": "random"})
+    assert response.status_code == 400 and "is not offered" in response.text
+
+
+def test_the_play_form_asks_no_agent_for_the_person_s_own_seat(client):
+    page = client.get("/play/slap_v0?seat=2").text
+    assert 'id="agent_2"' not in page and 'id="agent_0"' in page and 'name="seat" id="seat" value="2"' in page

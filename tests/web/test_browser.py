@@ -39,7 +39,10 @@ else:
     sync_api = pytest.importorskip("playwright.sync_api", reason="Playwright is not installed (the dev extra has it)")
     uvicorn = pytest.importorskip("uvicorn", reason="uvicorn is not installed (the web extra has it)")
 
+from cardenvs.agents.registry import shipped_checkpoint  # noqa: E402
+
 from cardenvs.web.app import DEFAULT_CHECKPOINTS, SESSION_COOKIE, create_app  # noqa: E402
+from cardenvs.web.words import card_symbols  # noqa: E402
 
 GOLDEN = Path(__file__).resolve().parents[1] / "golden"
 #: the flags that keep Chromium from reaching for the network on a closed machine
@@ -111,13 +114,16 @@ def _check_turn(page, table) -> None:
 
 @pytest.mark.parametrize("env_id", cardenvs.available_envs())
 def test_a_person_finishes_a_game_by_clicking_against_the_trained_agent(server, page, env_id, tmp_path):
+    if shipped_checkpoint(env_id) is None:
+        pytest.skip(f"{env_id} has no shipped trained agent")
     app, url = server
     page.goto(url)
     page.click(f"#play-{env_id}")
-    seats = page.locator("#new-game select[id^=agent_]").count()
-    for seat in range(1, seats):  # the trained agent in every other seat (the default choice when it exists)
-        chosen = page.locator(f"#agent_{seat}").input_value()
-        assert chosen == f"ppo:{DEFAULT_CHECKPOINTS / f'{env_id}.pt'}"
+    choices = page.locator("#new-game select[id^=agent_]")
+    game = cardenvs.get_game(env_id)
+    assert choices.count() == game.num_players(game.make_params()) - 1  # every seat but the person's
+    for seat in range(choices.count()):  # the trained agent in every other seat (the default choice)
+        assert choices.nth(seat).input_value() == "trained"
     if page.locator("#short").count():  # a game whose default is already short has no such box
         page.check("#short")
     page.fill("#seed", "11")
@@ -135,7 +141,9 @@ def test_a_person_finishes_a_game_by_clicking_against_the_trained_agent(server, 
     else:
         pytest.fail(f"the game did not end within {MAX_CLICKS} clicks")
     assert table.over
-    shown = page.locator("#result").text_content()
+    outcome = page.locator("#result").text_content()
+    assert "wins" in outcome or "a draw" in outcome  # who won, in words
+    shown = page.locator("#rewards").text_content()
     for seat, reward in enumerate(table.rewards()):
         assert f"player_{seat}{' (you)' if seat == 0 else ''} {reward:+g}" in shown
     assert page.locator("#actions").count() == 0
@@ -165,7 +173,7 @@ def test_a_golden_record_replays_forwards_and_back(server, page, env_id):
     for env, agent, action in replay(record):
         state, game, params = env.state_record, env.game, env.params
         expected.append((game.render(state, params), game.render_private(state, params, 0),
-                         f"{agent} chooses {game.action_name(params, action)}"))
+                         f"{agent} chooses {card_symbols(game.action_name(params, action))}"))
     page.goto(f"{url}/replay")
     page.set_input_files("input[name=record]", str(golden))
     page.click("#upload")
@@ -196,7 +204,7 @@ def test_watching_agents_step_by_step_then_to_the_end(server, page):
     assert table.human is None
     for decisions in range(1, 4):
         page.click("#step")
-        assert page.locator("#game").get_attribute("data-decisions") == str(decisions) == str(len(table.log))
+        assert page.locator("#game").get_attribute("data-decisions") == str(decisions) == str(table.decisions)
     page.click("#view-all")
     hidden = page.locator('svg .card[data-card="back"]').count()
     assert hidden == 0  # every hand open
@@ -216,3 +224,66 @@ def test_an_illegal_action_posted_by_hand_is_refused_and_changes_nothing(server,
     response = page.request.post(page.url + "/play", form={"action": str(illegal)})
     assert response.status == 400 and "is not legal now" in response.text()
     assert table.env.state_record.tobytes() == before.tobytes()
+
+
+def _log_steps(page) -> list[int]:
+    return [int(step) for step in page.locator("#log .move").evaluate_all("moves => moves.map(m => m.dataset.step)")]
+
+
+def test_a_scripted_clabber_game_lists_every_move_hides_the_other_hands_and_ends_in_words(server, page):
+    app, url = server
+    page.goto(f"{url}/play/clabber_v0")
+    page.select_option("#agent_1", "heuristic")
+    page.select_option("#agent_2", "random")
+    page.select_option("#agent_3", "heuristic")
+    page.check("#short")
+    page.fill("#seed", "21")
+    page.click("#start")
+    table = _table(app, page, "live")
+    table_url = page.url
+    listed = []  # every decision of the game, as the move lists showed them
+    for _ in range(MAX_CLICKS):
+        if page.locator("#game").get_attribute("data-over") == "1":
+            break
+        assert page.locator("#view-all").count() == 0 and page.locator("#save").count() == 0
+        assert page.request.get(f"{table_url}?view=all").status == 403
+        assert page.request.get(f"{table_url}?view=2").status == 403
+        assert page.request.get(f"{table_url}/record.json").status == 403
+        backs = page.locator('svg .seat[data-seat="2"] .card[data-card="back"]').count()
+        assert backs > 0 or table.env.state_record.hand[2] == 0  # the partner's cards stay face down
+        decided = table.decisions
+        page.locator("#actions button").first.click()
+        page.wait_for_load_state()
+        steps = _log_steps(page)
+        assert steps == list(range(decided, table.decisions))  # yours first, then every other, none left out
+        listed += steps
+    else:
+        pytest.fail(f"the game did not end within {MAX_CLICKS} clicks")
+    assert listed == list(range(table.decisions))
+    moves = page.locator("#log").text_content()
+    assert "player_0 (you)" in moves and not any(  # the cards named as the pictures name them
+        f"{rank}{suit}" in moves for rank in ("9", "10", "J", "Q", "K", "A") for suit in "CDHS")
+    outcome = page.locator("#result").text_content()
+    assert ("wins" in outcome or "draw" in outcome) and "one hand played" in outcome and "target" not in outcome
+    page.click("#view-all")
+    assert page.locator("#game").get_attribute("data-over") == "1"
+    assert page.request.get(f"{table_url}/record.json").status == 200
+
+
+def test_gin_slaughtre_s_arrangement_is_chosen_by_buttons_that_name_the_cards(server, page):
+    app, url = server
+    page.goto(f"{url}/play/gin_slaughtre_v0")
+    page.select_option("#agent_1", "heuristic")
+    page.fill("#seed", "8")
+    page.click("#start")
+    table = _table(app, page, "live")
+    button = page.locator("#actions button").first
+    chosen = button.text_content().removeprefix("upcards: ").split()
+    hand = [card.get_attribute("data-card")
+            for card in page.locator('svg .seat[data-seat="0"] .card').all()]
+    assert len(chosen) == 3 and set(chosen) <= set(hand)  # the cards as the picture names them
+    button.click()
+    page.wait_for_load_state()
+    assert table.decisions >= 1
+    moves = page.locator("#log").text_content()
+    assert f"upcards: {' '.join(chosen)}" in moves
