@@ -16,25 +16,21 @@
 # %% [markdown]
 # # Train and evaluate an agent
 #
-# A short self-play run on Slabberjan with `training/selfplay.py` (the trainer of `bash scripts/main.sh`, here
-# with a budget of seconds), its learning curve, then a duplicate-deal tournament of the trained agent against
-# the random and rule-based agents, with its ladder plot. See [docs/training.md](../docs/training.md) and
-# [docs/evaluation.md](../docs/evaluation.md).
+# A short self-play run on Slabberjan with `cardenvs train` (the trainer of `bash scripts/main.sh`, here with
+# 1,000,000 decisions instead of its recipe's 3,000,000), its learning curve, then a duplicate-deal tournament of
+# the trained agent against the random and rule-based agents, with its ladder plot. See
+# [docs/training.md](../docs/training.md) and [docs/evaluation.md](../docs/evaluation.md).
 
 # %%
 import json
 import shutil
-import sys
 import warnings
 from pathlib import Path
 
 import matplotlib.pyplot as plt
 from IPython.display import Image
 
-ROOT = next(p for p in (Path.cwd(), *Path.cwd().parents) if (p / "training" / "selfplay.py").is_file())
-sys.path.insert(0, str(ROOT))  # training/ is a folder of scripts, not an installed package
-
-from cardenvs.training import selfplay
+from cardenvs.cli import main as cardenvs_command
 
 RUN_DIR = Path("runs") / "notebook_selfplay"  # relative to this notebook; runs/ is git-ignored
 shutil.rmtree(RUN_DIR, ignore_errors=True)
@@ -49,8 +45,8 @@ shutil.rmtree(RUN_DIR, ignore_errors=True)
 # %%
 # the trainer's progress bar comes from tqdm.auto, which warns when the notebook widgets are not installed
 warnings.filterwarnings("ignore", message="IProgress not found")
-exit_code = selfplay.main([
-    "--env-id", "slabberjan_v0", "--total-decisions", "1000000", "--eval-every", "200000", "--eval-games", "400",
+exit_code = cardenvs_command([
+    "train", "slabberjan_v0", "--total-decisions", "1000000", "--eval-every", "200000", "--eval-games", "400",
     "--final-games", "1000", "--run-dir", str(RUN_DIR), "--no-progress-bar",
 ])
 assert exit_code == 0

@@ -11,7 +11,7 @@ package, say) trains with the core defaults and no extension.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import asdict, dataclass, field
 from typing import Any
 
 from cardenvs.training.auxiliary import Auxiliary
@@ -38,10 +38,10 @@ class Recipe:
     carry_open_chains: bool = False
 
     def extensions(self) -> dict[str, Any]:
-        """The extension settings, as model.json records them."""
-        return {"shaping": None if self.shaping is None else vars(self.shaping),
-                "auxiliary": None if self.auxiliary is None else {**vars(self.auxiliary),
-                                                                  "views": list(self.auxiliary.views)},
+        """The extension settings, as model.json records them (JSON types)."""
+        shaping, auxiliary = self.shaping, self.auxiliary
+        return {"shaping": None if shaping is None else asdict(shaping),
+                "auxiliary": None if auxiliary is None else {**asdict(auxiliary), "views": list(auxiliary.views)},
                 "carry_open_chains": self.carry_open_chains}
 
 

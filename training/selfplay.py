@@ -1,18 +1,13 @@
 """Self-play PPO on the batched env: one shared policy plays every seat of thousands of games, and every seat learns.
 
 ``cardenvs train GAME [options]`` (or ``python -m cardenvs.training.selfplay GAME``) trains by GAME's recipe
-(:mod:`cardenvs.training.recipes`: the defaults of the options and the extensions the game needs). Top to bottom:
-
-* Options and their checks: a bad one ends the command with a one-line message and exit code 2.
-* Rollout: ``--num-envs`` games in lockstep on ``cardenvs.vector_env``; a ``--league-share`` of them seat on one
-  side of the table (seats ``s % 2``) a league opponent (``--league``: fixed agents and snapshots of the policy),
-  the others are pure self-play. Illegal actions are masked out of the policy.
-* Per-seat credit and GAE: a reward reaching seat ``i`` on any step goes to its latest decision; GAE runs along
-  each seat's chain of decisions, an open chain bootstrapped with the value of what its seat sees at the rollout's
-  end. A game cut short by its step limit credits ``--truncation-reward`` (a learner must not learn to stall).
-* PPO update: clipped, on ``--device``, the learning rate annealed linearly to 0 over the budget.
-* League, checkpoint/resume (``<run-dir>/run.json``, ``checkpoint.pt``), periodic evaluation against the
-  rule-based agent (the learning curve in ``model.json``), final tournament; ``model.pt`` loads as ``ppo:PATH``.
+(:mod:`cardenvs.training.recipes`: its defaults of the options below and the extensions it needs). Top to bottom:
+the options and their checks (a bad one: a one-line message, exit code 2); the rollout (``--num-envs`` games in
+lockstep, a ``--league-share`` of them with a league opponent on one side of the table, seats ``s % 2``); the
+per-seat credit (a reward reaching a seat on any step goes to its latest decision; ``--truncation-reward`` to
+each learning seat of a game cut short, so that a learner does not learn to stall) and GAE along each seat's
+chain of decisions; the clipped PPO update on ``--device``; the league of fixed agents and snapshots; checkpoint
+and resume (``run.json``); periodic evaluation against the rule-based agent; the final tournament; ``main``.
 
 A recipe's extensions plug in at three points: shaping (:mod:`cardenvs.training.shaping`) changes the rewards
 before GAE; an auxiliary task (:mod:`cardenvs.training.auxiliary`) records a target with each decision, adds a
@@ -217,6 +212,11 @@ class Rollout:
         self.action, self.seat, self.next = (np.zeros((rows, n), np.int64) for _ in range(3))  # next: -1 for none
         self.done, self.valid = np.zeros((rows, n), bool), np.zeros((rows, n), bool)  # game over; a decision here
 
+    def record(self, row: int, games: np.ndarray, **values: Any) -> None:
+        """Write each named array's ``values`` at ``row`` for ``games``."""
+        for name, value in values.items():
+            getattr(self, name)[row, games] = value
+
     def kept(self) -> tuple[np.ndarray, ...]:
         """The arrays a decision carried over to the next rollout keeps."""
         return self.obs, self.mask, self.action, self.logprob, self.value, self.reward, self.seat, self.aux
@@ -340,9 +340,8 @@ class Trainer:
                     logprob = th.log_softmax(logits, 1).gather(1, chosen[:, None]).squeeze(1)
                 self.timers.lap("forward")
                 actions[picked] = chosen.cpu().numpy()
-                buffer.obs[t, picked], buffer.mask[t, picked] = obs[picked], masks[picked] != 0
-                buffer.action[t, picked], buffer.logprob[t, picked] = actions[picked], logprob.cpu().numpy()
-                buffer.value[t, picked], buffer.seat[t, picked], buffer.valid[t, picked] = value.cpu(), seat[picked], 1
+                buffer.record(t, picked, obs=obs[picked], mask=masks[picked] != 0, action=actions[picked],
+                              logprob=logprob.cpu().numpy(), value=value.cpu().numpy(), seat=seat[picked], valid=True)
                 previous = last_decision[picked, seat[picked]]
                 buffer.next[previous[previous >= 0], picked[previous >= 0]] = t
                 last_decision[picked, seat[picked]] = t
@@ -361,8 +360,8 @@ class Trainer:
                 self.timers.lap("bookkeeping")
             stats = self.learn(buffer, learner, last_decision, started)
             made = int(buffer.valid[carry:].sum())
-            self.decisions, self.updates, self.train_seconds = self.decisions + made, self.updates + 1, \
-                time.monotonic() - started
+            self.decisions, self.updates = self.decisions + made, self.updates + 1
+            self.train_seconds = time.monotonic() - started
             bar.update(min(made, max(0, args.total_decisions - bar.n)))
             self.log(writer, {**stats, "decisions_per_second": self.decisions / max(self.train_seconds, 1e-9)},
                      finished)
@@ -421,7 +420,7 @@ class Trainer:
             if games.size:
                 obs, _ = self.venv.observe(np.full(self.args.num_envs, seat))
                 with th.inference_mode():
-                    values[games, seat] = self.network.value(th.from_numpy(obs[games]).to(self.device)).cpu()
+                    values[games, seat] = self.network.value(th.from_numpy(obs[games]).to(self.device)).cpu().numpy()
                 potentials[games, seat] = self.potential(obs[games]) if self.potential else 0.0
         return values, potentials
 
