@@ -149,12 +149,17 @@ def parse_args(argv: Sequence[str], defaults: Run | None = None, prog: str = PRO
     malformed one exits with tyro's message and code 2."""
     import tyro
 
-    game = argv[0] if argv and not argv[0].startswith("-") else None
     description = (f"Self-play PPO on a cardenvs game (GAME: {', '.join(cardenvs.available_envs())}) by its recipe, "
                    "whose defaults --help shows when GAME is given: every seat of every game learns. Of the options "
                    f"of a resumed run only {', '.join(runs.flag(n) for n in RESUME_MAY_CHANGE)} may change.")
-    return tyro.cli(Run, args=list(argv), prog=f"{prog} {game}" if game in cardenvs.available_envs() else prog,
-                    description=description, default=defaults or Run(env_id=tyro.MISSING, **recipe(game).defaults))
+
+    def parse(game: str | None) -> Run:
+        return tyro.cli(Run, args=list(argv), prog=f"{prog} {game}" if game else prog, description=description,
+                        default=defaults or Run(env_id=tyro.MISSING, **recipe(game).defaults))
+
+    guess = next((arg for arg in argv if arg in cardenvs.available_envs()), None)
+    run = parse(guess)
+    return run if defaults or run.env_id == guess else parse(run.env_id)  # an option's value named a game first
 
 
 def settle_args(argv: Sequence[str], prog: str = PROG) -> Run:
@@ -498,6 +503,7 @@ class Trainer:
 
     # ------------------------------------------------------------------ events, files
     def log(self, writer, stats: dict[str, float], finished: dict[str, list[float]]) -> None:
+        """TensorBoard scalars: the update's ``stats``, the learners' returns per league entry, the time shares."""
         total = sum(self.timers.seconds.values()) or 1.0
         for name, value in [*[(f"train/{name}", value) for name, value in stats.items()],
                             *[(f"games/return_vs_{name}", np.mean(r)) for name, r in finished.items()],

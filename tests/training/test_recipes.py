@@ -1,5 +1,6 @@
 """training/recipes.py: ``cardenvs train GAME`` with no other option is the run that trained GAME's shipped agent,
-and the trainer reproduces, bit for bit, the first two updates that the trainer of that agent made with it.
+and the trainer reproduces the first two updates that the trainer of that agent made with it (the same decisions,
+losses and weights: exactly on the machine that recorded them, to a relative 1e-6 on another's floating point).
 
 The reference (``data/first_updates.json``) holds, per game, what the agent's trainer produced in its first two
 updates with the agent's settings but no time budget (so the learning rate depends on decisions only), no
@@ -31,7 +32,7 @@ NOT_SETTINGS = ("run_dir", "progress_bar", "resume", "resume_if_present")
 OLD_EXTENSION_DEFAULTS = {"carry_open_chains": False, "shaping_view": "", "shaping_coef": 1.0,
                           "shaping_relative": False, "aux_view": [], "aux_balance": 1.0, "aux_to_policy": False,
                           "ent_anneal": False, "critic": "observation", "aux_seat_views": [], "aux_coef": 1.0}
-#: the rtol of the losses and the weight sums (the reproduction is exact on one machine; BLAS may differ elsewhere)
+#: the relative tolerance of the losses and the weight sums (another machine's BLAS may sum in another order)
 RTOL = 1e-6
 
 

@@ -210,6 +210,14 @@ def test_help_lists_the_core_options_only(capsys):
     assert "GAME" in text and not [option for option in NOT_OPTIONS if option in text]
 
 
+def test_game_s_recipe_sets_the_defaults_wherever_game_stands_on_the_command_line():
+    slap = recipes.recipe("slap_v0").defaults
+    for argv in (["slap_v0", "--num-envs", "8"], ["--num-envs", "8", "slap_v0"], ["--run-dir", ENV_ID, "slap_v0"]):
+        run = selfplay.parse_args(argv)
+        assert run.env_id == "slap_v0" and run.minibatch_size == slap["minibatch_size"] == 1024, argv
+        assert run.gae_lambda == slap["gae_lambda"] and run.total_decisions == slap["total_decisions"]
+
+
 def test_a_game_without_a_recipe_trains_with_the_core_defaults(monkeypatch):
     monkeypatch.delitem(RECIPES, ENV_ID)
     run = selfplay.parse_args([ENV_ID])
