@@ -86,6 +86,8 @@ RESUME_MAY_CHANGE = ("iterations", "num_env_runners", "num_envs_per_env_runner",
 MAPPED_SUBPACKAGES = ("agents", "training", "rules")
 #: files left out of the package shipped to a cluster
 SHIPPING_IGNORED = ("__pycache__", "*.pyc")
+#: what Ray's errors say when a cluster refuses a driver's authentication token
+AUTH_REFUSALS = ("AuthenticationError", "InvalidAuthToken")
 #: each EnvRunner actor holds this many CPUs (RLlib's default); Ray waits forever for CPUs a local instance lacks
 CPUS_PER_ENV_RUNNER = 1
 RLLIB_EXTRA_HINT = 'pip install "cardenvs[rllib]"'
@@ -363,6 +365,30 @@ def init_ray(args: RLlibTrainArgs) -> None:
         ray.init(address=args.address, runtime_env={"py_modules": [str(stage_package(Path(staging)))]})
 
 
+def cluster_error(address: str | None, error: BaseException) -> str:
+    """The one-line message for a cluster that could not be joined; for a refused token, where to put the right one.
+
+    Args:
+        address: the ``--address`` given.
+        error: what ``ray.init`` raised.
+    """
+    from ray.exceptions import AuthenticationError
+
+    refused = False
+    cause: BaseException | None = error
+    while cause is not None and not refused:
+        # Ray raises AuthenticationError itself when it finds no token; when the cluster refuses one, the GCS
+        # client's error comes back as the text of a RuntimeError under the ConnectionError.
+        refused = isinstance(cause, AuthenticationError) or any(mark in str(cause) for mark in AUTH_REFUSALS)
+        cause = cause.__cause__ or cause.__context__
+    if not refused:
+        return f"cannot reach the Ray cluster at {address!r}: {error}"
+    return (f"the Ray cluster at {address!r} refused to let this driver join: it requires its authentication token, "
+            "and none was found or it is not the cluster's; put the cluster's token (`ray get-auth-token` on the head "
+            "prints it) in ~/.ray/auth_token, in RAY_AUTH_TOKEN, or in the file RAY_AUTH_TOKEN_PATH names "
+            "(docs/rllib.md)")
+
+
 # ---------------------------------------------------------------------------------------------- results
 def summarize(iteration: int, result: dict[str, Any]) -> str:
     """One line per iteration: steps, episodes, each seat's mean return, each module's losses.
@@ -481,6 +507,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         import ray
         import ray.rllib
         import torch  # noqa: F401
+        from ray.exceptions import AuthenticationError
     except ImportError as error:
         print(f"rllib_train: needs the 'rllib' extra ({error.name} cannot be imported); install it with: "
               f"{RLLIB_EXTRA_HINT}", file=sys.stderr)
@@ -488,8 +515,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         try:
             init_ray(args)
-        except (ConnectionError, ValueError) as error:  # no cluster there, or an address Ray cannot parse
-            print(f"rllib_train: cannot reach the Ray cluster at {args.address!r}: {error}", file=sys.stderr)
+        # no cluster there, an address Ray cannot parse, or a cluster that wants another token
+        except (ConnectionError, ValueError, AuthenticationError) as error:
+            print(f"rllib_train: {cluster_error(args.address, error)}", file=sys.stderr)
             return EXIT_FAILURE
         write_run_args(args)
         if args.resume and not has_checkpoint(args):

@@ -183,6 +183,13 @@ def test_rllib_train_joins_a_token_authenticated_cluster_trains_on_a_remote_env_
                              head.environ, timeout=HEAD_START_SECONDS)
     assert refused.returncode != 0 and "AuthenticationError" in refused.stderr, refused.stderr[-2000:]
 
+    # A driver with another token is refused, and says where the cluster's token goes.
+    wrong = rllib_train([*TINY, "--iterations", "1", "--address", head.address, "--run-dir", str(tmp_path / "wrong")],
+                        {**head.environ, "RAY_AUTH_TOKEN": "not-the-cluster-s-token"})
+    assert wrong.returncode == 1
+    assert wrong.stderr.splitlines()[-1].startswith(f"rllib_train: the Ray cluster at {head.address!r} refused")
+    assert "~/.ray/auth_token" in wrong.stderr.splitlines()[-1]
+
     run_dir = tmp_path / "run"
     joined = ["--address", head.address, "--run-dir", str(run_dir)]
     first = rllib_train([*TINY, "--iterations", "2", "--checkpoint-every", "1", *joined], head.environ)
