@@ -87,7 +87,33 @@ WATCH_SCRIPT = (
     "setTimeout(function () { form.submit(); },"
     " Math.max(0, Number(form.dataset.interval) - performance.now()));"
 )
-SCRIPTS = {"watch": WATCH_SCRIPT}
+#: the arrangement script (Gin Slaughtre's upcards): clicking cards of the person's seat in the picture marks
+#: them; once the marked cards are those a button names (its ``data-cards``), that button is pressed
+ARRANGE_SCRIPT = (
+    '(function () {'
+    'var form = document.getElementById("actions");'
+    'var seat = document.getElementById("game").dataset.human;'
+    'if (!form || seat === "") { return; }'
+    'var buttons = Array.prototype.slice.call(form.querySelectorAll("button[data-cards]"));'
+    'var key = function (labels) {'
+    ' return labels.map(function (l) { return l.replace(/^Jo[0-9]$/, "Jo"); }).sort().join(" "); };'
+    'var chosen = [];'
+    'document.querySelectorAll(\'svg .seat[data-seat="\' + seat + \'"] .card\').forEach(function (card) {'
+    ' card.style.cursor = "pointer";'
+    ' card.addEventListener("click", function () {'
+    '  var at = chosen.indexOf(card);'
+    '  if (at >= 0) { chosen.splice(at, 1); card.removeAttribute("data-chosen"); card.style.opacity = ""; }'
+    '  else { chosen.push(card); card.setAttribute("data-chosen", "1"); card.style.opacity = "0.5"; }'
+    '  var wanted = key(chosen.map(function (c) { return c.dataset.card; }));'
+    '  var match = buttons.filter(function (b) { return key(b.dataset.cards.split(" ")) === wanted; })[0];'
+    '  if (match) { match.click(); }'
+    ' });'
+    '});'
+    '})();'
+)
+#: what an arrangement action's name starts with; the cards it makes upcards follow
+ARRANGEMENT_PREFIX = "upcards: "
+SCRIPTS = {"watch": WATCH_SCRIPT, "arrange": ARRANGE_SCRIPT}
 #: the Content-Security-Policy of every page: nothing from elsewhere, the app's own scripts only, no framing
 CONTENT_SECURITY_POLICY = (
     "default-src 'none'; style-src 'unsafe-inline'; img-src data:; form-action 'self'; base-uri 'none'; "
@@ -273,7 +299,7 @@ class TableApp:
         namer = action_namer(table.game)
         state = table.env.state_record
         legal = [] if table.to_act != table.human or table.human is None else [
-            (action, card_symbols(namer(table.params, action, state))) for action, _ in table.legal_actions()]
+            _button(action, card_symbols(namer(table.params, action, state))) for action, _ in table.legal_actions()]
         result = None
         if table.over:
             result = outcome(table.game, table.params, state, table.rewards(), table.human, table.last_events)
@@ -376,6 +402,11 @@ class TableApp:
         except ValueError as error:
             return _error_page(TableError(str(error)[:300], 404))
         return _page("rules.html", env_id=env_id, body=Markup(_markdown(text)))
+
+
+def _button(action: int, name: str) -> tuple[int, str, str]:
+    """(action, name, the cards an arrangement makes upcards, space-separated, or '')."""
+    return action, name, name.removeprefix(ARRANGEMENT_PREFIX) if name.startswith(ARRANGEMENT_PREFIX) else ""
 
 
 def _has_rules(env_id: str) -> bool:

@@ -270,20 +270,41 @@ def test_a_scripted_clabber_game_lists_every_move_hides_the_other_hands_and_ends
     assert page.request.get(f"{table_url}/record.json").status == 200
 
 
-def test_gin_slaughtre_s_arrangement_is_chosen_by_buttons_that_name_the_cards(server, page):
+def test_gin_slaughtre_s_arrangement_is_chosen_by_clicking_the_cards(server, page):
     app, url = server
     page.goto(f"{url}/play/gin_slaughtre_v0")
     page.select_option("#agent_1", "heuristic")
     page.fill("#seed", "8")
     page.click("#start")
     table = _table(app, page, "live")
-    button = page.locator("#actions button").first
-    chosen = button.text_content().removeprefix("upcards: ").split()
-    hand = [card.get_attribute("data-card")
-            for card in page.locator('svg .seat[data-seat="0"] .card').all()]
-    assert len(chosen) == 3 and set(chosen) <= set(hand)  # the cards as the picture names them
-    button.click()
+    named = {button.get_attribute("data-cards"): int(button.get_attribute("value"))
+             for button in page.locator("#actions button").all()}
+    cards = next(cards for cards in named if "Jo" not in cards)  # cards told apart by their names
+    chosen = cards.split()
+    hand = page.locator('svg .seat[data-seat="0"] .card')
+    assert set(chosen) <= set(hand.evaluate_all("cards => cards.map(c => c.dataset.card)"))
+    for card in chosen:  # the third click chooses the arrangement those three cards make
+        page.locator(f'svg .seat[data-seat="0"] .card[data-card="{card}"]').click()
     page.wait_for_load_state()
     assert table.decisions >= 1
-    moves = page.locator("#log").text_content()
-    assert f"upcards: {' '.join(chosen)}" in moves
+    assert f"upcards: {cards}" in page.locator("#log").text_content()
+    assert table.record.actions[0] == named[cards]
+
+
+#: the watch speed tested, decisions per second, and how long it is watched
+WATCHED_SPEED = 10
+WATCHED_SECONDS = 4
+
+
+def test_the_watch_speed_is_what_the_page_says(server, page):
+    app, url = server
+    page.goto(f"{url}/watch/slap_v0")
+    page.fill("#seed", "4")
+    page.click("#start")
+    table = _table(app, page, "live")
+    page.click(f"#speed-{WATCHED_SPEED}")
+    page.wait_for_timeout(1000)  # the first pages, compiling nothing more
+    start, decided = time.monotonic(), table.decisions
+    page.wait_for_timeout(WATCHED_SECONDS * 1000)
+    rate = (table.decisions - decided) / (time.monotonic() - start)
+    assert abs(rate - WATCHED_SPEED) <= 0.1 * WATCHED_SPEED, f"{rate:.2f} decisions/s at {WATCHED_SPEED}/s"
