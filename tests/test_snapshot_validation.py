@@ -15,7 +15,7 @@ import pytest
 
 import cardenvs
 from cardenvs.core.game import RecordError
-from cardenvs.core.snapshot import parameter_fields, unchecked_fields
+from cardenvs.core.snapshot import parameter_fields, unchecked_fields, validate_record
 from tests.helpers import make_env
 
 GAMES = ("clabber_v0", "gin_slaughtre_v0", "slabberjan_v0", "slap_v0", "stabby_jack_v0")
@@ -126,6 +126,29 @@ def test_every_field_of_the_record_is_bounded(env_id):
     game = cardenvs.get_game(env_id)
     for params in game.example_params:
         assert unchecked_fields(game, game.make_params(**params)) == []
+
+
+def _check_engine_records_pass(env_id: str, params: dict, games: int, steps: int) -> None:
+    game = cardenvs.get_game(env_id)
+    venv = cardenvs.vector_env(env_id, games, **params)
+    venv.reset(seed=7)
+    for _ in range(steps):
+        for record in venv.states:
+            validate_record(game, venv.params, record)
+        venv.step(venv.sample_actions())
+
+
+@pytest.mark.parametrize(("env_id", "params"), CASES)
+def test_every_record_of_random_play_passes_validation(env_id, params):
+    """The checks refuse nothing the rules make: every record of random play (finished games aside, which the
+    batched env restarts at once) passes."""
+    _check_engine_records_pass(env_id, params, games=8, steps=60)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize(("env_id", "params"), CASES)
+def test_every_record_of_random_play_passes_validation_long(env_id, params):
+    _check_engine_records_pass(env_id, params, games=64, steps=400)
 
 
 @pytest.mark.parametrize(("env_id", "params"), CASES)

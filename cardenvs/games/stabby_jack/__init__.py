@@ -13,7 +13,7 @@ attack or magic for XP) or REST (heal 1), with LEVEL_UP (5 XP for a new Stat) as
 """
 
 from cardenvs.core.game import Game
-from cardenvs.games.stabby_jack import rules, state
+from cardenvs.games.stabby_jack import rules, state, validation
 from cardenvs.games.stabby_jack.actions import action_name, num_actions
 from cardenvs.games.stabby_jack.deal import apply_deal
 from cardenvs.games.stabby_jack.observation import observation_layout, observe
@@ -42,6 +42,8 @@ GAME = Game(
         ({}, {"dealer": 1, "stats": [["5H", "7D", "2S", "9C"], ["4H", "6D", "3S", "8C"]], "deck": ["AH", "JS"]}),
     ),
     check_invariants=rules.check_invariants,
+    field_ranges=validation.field_ranges,
+    check_record=validation.check_record,
     quick_params={"max_turns": 40},
     example_params=(
         {},
