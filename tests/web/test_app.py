@@ -443,9 +443,11 @@ def test_clabber_s_forced_plays_appear_in_the_move_list(client):
 def test_gin_slaughtre_arrangements_name_the_cards(client):
     location = _start(client, "gin_slaughtre_v0")
     page = client.get(location).text
-    names = re.findall(r'data-action="\d+">([^<]*)<', page)
-    assert names and all(re.fullmatch(r"upcards: (\S+ ){2}\S+", name) for name in names)
-    assert "#" not in " ".join(names)
+    buttons = re.findall(r'data-action="\d+" data-cards="([^"]*)">([^<]*)<', page)
+    assert buttons and all(re.fullmatch(r"upcards: (\S+ ){2}\S+", name) for _, name in buttons)
+    form = page.split('id="actions"')[1].split("</form>")[0]
+    assert all(name == f"upcards: {cards}" for cards, name in buttons) and "#" not in form
+    assert 'id="arrange-hint"' in page
 
 
 def test_the_rules_page_is_linked_and_served_escaped(client):
