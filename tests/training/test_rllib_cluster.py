@@ -38,8 +38,8 @@ if not sys.platform.startswith("linux"):
                 allow_module_level=True)
 
 ENV_ID = "clabber_v0"
-#: the ``ray`` command of this environment
-RAY_CLI = str(Path(sys.executable).with_name("ray"))
+#: the ``ray`` command of this Python (its console script may not be on the PATH)
+RAY_CLI = [sys.executable, "-m", "ray.scripts.scripts"]
 #: what the head's log says once it serves
 HEAD_READY = "Ray runtime started"
 HEAD_START_SECONDS = 120
@@ -125,14 +125,14 @@ def head(tmp_path) -> Iterator[Head]:
     environ = {name: value for name, value in os.environ.items()
                if not name.startswith(("RAY_AUTH", "RAY_ADDRESS"))}
     environ.update(HOME=str(home), RAY_ENABLE_WINDOWS_OR_OSX_CLUSTER="0")
-    subprocess.run([RAY_CLI, "get-auth-token", "--generate"], env=environ, check=True, capture_output=True,
+    subprocess.run([*RAY_CLI, "get-auth-token", "--generate"], env=environ, check=True, capture_output=True,
                    timeout=HEAD_START_SECONDS)
     assert (home / ".ray" / "auth_token").is_file()
     port = free_port()
     log_path = tmp_path / "head.log"
     with log_path.open("w") as log:
         process = subprocess.Popen(
-            [RAY_CLI, "start", "--head", "--block", "--node-ip-address", "127.0.0.1", "--port", str(port),
+            [*RAY_CLI, "start", "--head", "--block", "--node-ip-address", "127.0.0.1", "--port", str(port),
              "--ray-client-server-port", str(free_port()), "--dashboard-port", str(free_port()),
              "--dashboard-agent-listen-port", str(free_port()), "--num-cpus", "2", "--include-dashboard", "false",
              "--disable-usage-stats", "--temp-dir", str(temp_dir)],
