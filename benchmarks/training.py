@@ -93,10 +93,8 @@ def selfplay_decisions_per_second(env_id: str, decisions: int, seed: int, torch_
     before, seconds_before = trainer.decisions, trainer.train_seconds
     trainer.args = dataclasses.replace(args, total_decisions=before + decisions)
     trainer.train()
-    shares = trainer.timers.seconds
-    total = sum(shares.values()) or 1.0
     speed = (trainer.decisions - before) / (trainer.train_seconds - seconds_before)
-    return speed, {part: seconds / total for part, seconds in shares.items()}
+    return speed, trainer.timers.shares()
 
 
 def maskable_ppo_decisions_per_second(env_id: str, settings: dict[str, int], timesteps: int, seed: int) -> float:

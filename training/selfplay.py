@@ -206,6 +206,11 @@ class Timers:
         self.seconds[part] += now - self._last
         self._last = now
 
+    def shares(self) -> dict[str, float]:
+        """Each part's share of the time measured."""
+        total = sum(self.seconds.values()) or 1.0
+        return {part: seconds / total for part, seconds in self.seconds.items()}
+
 
 class Rollout:
     """The rollout buffer ``[rows, N, ...]``: per row (the carry rows, then a step) and game, a learner decision."""
@@ -504,10 +509,9 @@ class Trainer:
     # ------------------------------------------------------------------ events, files
     def log(self, writer, stats: dict[str, float], finished: dict[str, list[float]]) -> None:
         """TensorBoard scalars: the update's ``stats``, the learners' returns per league entry, the time shares."""
-        total = sum(self.timers.seconds.values()) or 1.0
         for name, value in [*[(f"train/{name}", value) for name, value in stats.items()],
                             *[(f"games/return_vs_{name}", np.mean(r)) for name, r in finished.items()],
-                            *[(f"time/{part}_share", s / total) for part, s in self.timers.seconds.items()]]:
+                            *[(f"time/{part}_share", share) for part, share in self.timers.shares().items()]]:
             writer.add_scalar(name, float(value), self.decisions)
 
     def periodic_events(self) -> bool:
@@ -569,12 +573,11 @@ class Trainer:
         """How the model was trained (what model.json holds), and ``more``."""
         import torch as th
 
-        total = sum(self.timers.seconds.values()) or 1.0
         options = Args(**{spec.name: getattr(self.args, spec.name) for spec in dataclasses.fields(Args)})
         return {"env_id": self.args.env_id, "trainer": PROG, "decisions": self.decisions,
                 "train_seconds": round(self.train_seconds, 1),
                 "decisions_per_second": round(self.decisions / max(self.train_seconds, 1e-9)),
-                "time_shares": {part: round(s / total, 3) for part, s in self.timers.seconds.items()},
+                "time_shares": {part: round(share, 3) for part, share in self.timers.shares().items()},
                 "args": dataclasses.asdict(self.args), "recipe": self.recipe.extensions(),
                 "command": " ".join([PROG, self.args.env_id, *map(shlex.quote, runs.as_flags(options))]),
                 "evaluations": self.evaluations, "device": str(self.device),
