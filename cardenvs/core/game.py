@@ -225,6 +225,11 @@ class Game:
     #: the cards, indices that agree); then ``check_invariants`` runs on it too. See
     #: :func:`cardenvs.core.snapshot.validate_record`.
     check_record: Callable[[Any, Any], None] | None = None
+    #: ``resample(state, seat, rng)``: a new full record that ``seat`` cannot tell from ``state`` (same
+    #: observation, same legal actions), every card it has not seen dealt again uniformly among the deals that agree
+    #: with what it saw, the game's generator reseeded from the ``np.random.Generator`` ``rng`` (the game's
+    #: ``resample.py``; its rules page's "Resampling" section says what the seat's view holds); ``None``: not yet
+    resample: Callable[[Any, int, np.random.Generator], Any] | None = None
 
     def __post_init__(self) -> None:
         from cardenvs.core.dispatch import register_engine

@@ -19,6 +19,7 @@ from cardenvs.games.clabber.deal import apply_deal, deal_order
 from cardenvs.games.clabber.observation import observation_layout, observe
 from cardenvs.games.clabber.params import NUM_PLAYERS, ClabberParams, fill_params, state_fields
 from cardenvs.games.clabber.render import picture, render, render_private
+from cardenvs.games.clabber.resample import resample
 
 GAME = Game(
     name="clabber",
@@ -46,6 +47,7 @@ GAME = Game(
     check_invariants=rules.check_invariants,
     field_ranges=validation.field_ranges,
     check_record=validation.check_record,
+    resample=resample,
     quick_params={"single_hand": True},
     example_params=(
         {},
