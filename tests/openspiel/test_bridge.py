@@ -1,0 +1,312 @@
+"""cardenvs games in OpenSpiel (cardenvs.openspiel): OpenSpiel's own random simulation test on every example
+parameter set, the Python IS-MCTS bot with the games' resamplers, rl_environment against the AEC env, a PyTorch
+policy-gradient agent, and evaluate_bots with three players."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+pyspiel = pytest.importorskip("pyspiel", reason="open-spiel is not installed (pip install 'cardenvs[openspiel]')")
+
+import cardenvs  # noqa: E402
+from cardenvs import openspiel as bridge  # noqa: E402
+from cardenvs.core.rng import game_seed  # noqa: E402
+
+ENV_IDS = [env_id for env_id in cardenvs.available_envs() if cardenvs.get_game(env_id).name in bridge.FACTS]
+#: a parameter set whose longest game is above this many decisions runs in full only with --runslow; the default
+#: run caps its length with the game's quick parameters
+LONGEST_DEFAULT_GAME = 4000
+#: random games per parameter set in OpenSpiel's random simulation test
+RANDOM_SIMS = 2
+#: IS-MCTS simulations per decision (enough to exercise the search and the resampler, short enough for CI)
+ISMCTS_SIMULATIONS = 8
+#: steps the policy-gradient agents train for
+TRAINING_STEPS = 3000
+
+
+def _max_length(env_id: str, params: dict) -> int:
+    game = cardenvs.get_game(env_id)
+    return bridge.FACTS[game.name]().max_game_length(game.make_params(**params))
+
+
+def _parameter_sets() -> list:
+    """Every example parameter set: as it is where its games are short, else capped by the quick parameters in
+    the default run and in full with --runslow."""
+    sets = []
+    for env_id in ENV_IDS:
+        game = cardenvs.get_game(env_id)
+        for index, params in enumerate(game.example_params):
+            if _max_length(env_id, params) <= LONGEST_DEFAULT_GAME:
+                sets.append(pytest.param(env_id, params, id=f"{env_id}-{index}"))
+                continue
+            sets.append(pytest.param(env_id, params, id=f"{env_id}-{index}-full", marks=pytest.mark.slow))
+            capped = {**game.quick_params, **params}
+            capped.update({key: value for key, value in game.quick_params.items() if key.startswith("max_")})
+            sets.append(pytest.param(env_id, capped, id=f"{env_id}-{index}-capped"))
+    return sets
+
+
+def _load(env_id: str, params: dict, seed: int = 0):
+    return pyspiel.load_game(bridge.short_name(env_id), {**params, bridge.SEED_PARAMETER: seed})
+
+
+def test_every_game_loads_with_the_cardenvs_defaults():
+    assert sorted(bridge.GAME_NAMES) == sorted(bridge.short_name(env_id) for env_id in ENV_IDS)
+    for env_id in ENV_IDS:
+        game = cardenvs.get_game(env_id)
+        loaded = pyspiel.load_game(bridge.short_name(env_id))
+        params = game.make_params()
+        assert loaded.num_players() == game.num_players(params)
+        assert loaded.num_distinct_actions() == game.num_actions(params)
+        assert loaded.observation_tensor_size() == game.observation_layout(params).size
+        assert loaded.get_type().chance_mode == pyspiel.GameType.ChanceMode.SAMPLED_STOCHASTIC
+        assert loaded.get_type().dynamics == pyspiel.GameType.Dynamics.SEQUENTIAL
+        specification = loaded.get_type().parameter_specification
+        assert specification[bridge.SEED_PARAMETER] == bridge.RANDOM_SEED
+        for name, value in bridge.openspiel_defaults(game).items():
+            assert specification[name] == value
+
+
+def test_parameters_reach_the_engine_and_bad_ones_are_refused():
+    loaded = _load("slabberjan_v0", {"num_players": 3, "start_chips": 1, "reward_scheme": "placement"})
+    assert loaded.num_players() == 3
+    assert loaded.get_type().utility == pyspiel.GameType.Utility.ZERO_SUM  # placement rewards sum to 0
+    assert _load("slabberjan_v0", {"num_players": 3}).get_type().utility == pyspiel.GameType.Utility.GENERAL_SUM
+    state = loaded.new_initial_state()
+    assert state.record.start_chips == 1
+    stabby = _load("stabby_jack_v0", {"num_players": 3, "max_players": 8})
+    assert stabby.num_distinct_actions() == cardenvs.env("stabby_jack_v0", num_players=3, max_players=8).num_actions
+    with pytest.raises(ValueError, match="num_players"):
+        _load("slabberjan_v0", {"num_players": 1})
+
+
+@pytest.mark.parametrize(("env_id", "params"), _parameter_sets())
+def test_random_sim_test(env_id, params):
+    pyspiel.random_sim_test(_load(env_id, params, seed=7), num_sims=RANDOM_SIMS, serialize=False, verbose=False)
+
+
+def test_states_follow_the_seed_stream_and_clones_continue_alike():
+    loaded = _load("clabber_v0", {"single_hand": True}, seed=11)
+    first, second = loaded.new_initial_state(), loaded.new_initial_state()
+    assert first.seed == game_seed(11, 0)
+    assert second.seed == game_seed(11, 1)
+    for state in (first, second):
+        env = cardenvs.env("clabber_v0", single_hand=True)
+        env.reset(seed=state.seed)
+        assert np.array_equal(state.observation_tensor(0), env.observe("player_0")["observation"])
+    again = _load("clabber_v0", {"single_hand": True}, seed=11).new_initial_state()
+    assert str(again) == str(first)
+    clone = first.clone()
+    while not first.is_terminal():
+        action = first.legal_actions()[-1]
+        first.apply_action(action)
+        clone.apply_action(action)
+        assert str(first) == str(clone)
+    assert first.returns() == clone.returns()
+    assert first.history() == clone.history()
+
+
+def test_strings_are_the_renderers_and_the_moves_seen():
+    loaded = _load("slap_v0", {"num_players": 3}, seed=3)
+    state = loaded.new_initial_state()
+    game = cardenvs.get_game("slap_v0")
+    while len(state.history()) < 6:
+        state.apply_action(state.legal_actions()[-1])  # slap (or play) whenever allowed
+    record, params = state.record, loaded.params
+    assert state.observation_string(1) == game.render(record, params)  # Slap has no private view
+    info = state.information_state_string(1)
+    assert info.startswith(state.observation_string(1))
+    moves = info.split("moves: ")[1]
+    for item in state.full_history():
+        seat, action = item.player, item.action
+        if seat == 1:
+            assert f"{seat}:{game.action_name(params, action)}" in moves
+        else:  # another seat's slap-window choice shows only as its public name
+            assert f"{seat}:{game.public_action_name(params, action)}" in moves
+            if game.action_name(params, action) != game.public_action_name(params, action):
+                assert f"{seat}:{game.action_name(params, action)}" not in moves
+
+
+def test_serialization_is_refused_for_a_sampled_stochastic_python_game():
+    state = _load("clabber_v0", {"single_hand": True}).new_initial_state()
+    with pytest.raises(pyspiel.SpielError):
+        pyspiel.serialize_game_and_state(state.get_game(), state)
+
+
+def _play_both(env_id: str, params: dict, seed: int, choose) -> None:
+    """Play one game in rl_environment and in the AEC env from the same seed with the same actions, checking
+    every seat's observation, the legal actions and every reward on the way."""
+    from open_spiel.python import rl_environment
+
+    loaded = _load(env_id, params, seed=seed)
+    environment = rl_environment.Environment(loaded)
+    time_step = environment.reset()
+    aec = cardenvs.env(env_id, **params)
+    aec.reset(seed=environment.get_state.seed)
+    agents = aec.possible_agents
+    returns = np.zeros(len(agents))
+    while not time_step.last():
+        player = time_step.observations["current_player"]
+        assert aec.agent_selection == agents[player]
+        for seat, agent in enumerate(agents):
+            observed = aec.observe(agent)
+            assert np.array_equal(time_step.observations["info_state"][seat], observed["observation"])
+            assert time_step.observations["legal_actions"][seat] == np.flatnonzero(observed["action_mask"]).tolist()
+        action = choose(time_step.observations["legal_actions"][player])
+        time_step = environment.step([action])
+        aec.step(action)
+        rewards = [aec.rewards[agent] for agent in agents]
+        assert np.allclose(time_step.rewards, rewards)
+        returns += rewards
+    assert all(aec.terminations[agent] or aec.truncations[agent] for agent in agents)
+    assert np.allclose(returns, environment.get_state.returns())
+
+
+@pytest.mark.parametrize("env_id", ENV_IDS)
+def test_rl_environment_matches_the_aec_env(env_id):
+    game = cardenvs.get_game(env_id)
+    rng = np.random.default_rng(5)
+    _play_both(env_id, game.quick_params, 21, lambda legal: int(rng.choice(legal)))
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize(("env_id", "params"), _parameter_sets())
+def test_rl_environment_matches_the_aec_env_on_every_parameter_set(env_id, params):
+    rng = np.random.default_rng(6)
+    _play_both(env_id, params, 22, lambda legal: int(rng.choice(legal)))
+
+
+def _ismcts_bot(loaded, seed: int):
+    from open_spiel.python.algorithms import ismcts, mcts
+
+    evaluator = mcts.RandomRolloutEvaluator(n_rollouts=1, random_state=np.random.RandomState(seed))
+    bot = ismcts.ISMCTSBot(loaded, evaluator, uct_c=2.0, max_simulations=ISMCTS_SIMULATIONS,
+                           random_state=np.random.RandomState(seed))
+    bot.set_resampler(bridge.resampler)
+    return bot
+
+
+def _skip_without_resampler(env_id: str) -> None:
+    if cardenvs.get_game(env_id).resample is None:
+        pytest.skip(f"{env_id} has no hidden-card resampler (Game.resample) yet: IS-MCTS cannot sample its worlds")
+
+
+@pytest.mark.parametrize("env_id", ENV_IDS)
+def test_resampled_states_look_the_same_to_the_seat(env_id):
+    _skip_without_resampler(env_id)
+    loaded = _load(env_id, cardenvs.get_game(env_id).quick_params, seed=4)
+    state = loaded.new_initial_state()
+    rng = np.random.default_rng(0)
+    differs = False
+    for _ in range(30):
+        if state.is_terminal():
+            break
+        player = state.current_player()
+        resampled = state.resampled(player, rng)
+        assert resampled.information_state_string(player) == state.information_state_string(player)
+        assert resampled.observation_tensor(player) == state.observation_tensor(player)
+        assert resampled.legal_actions() == state.legal_actions()
+        differs = differs or str(resampled) != str(state)
+        state.apply_action(int(rng.choice(state.legal_actions())))
+    assert differs, "the resampler never dealt the hidden cards differently"
+
+
+@pytest.mark.parametrize("env_id", ENV_IDS)
+def test_games_without_a_resampler_say_so(env_id):
+    if cardenvs.get_game(env_id).resample is not None:
+        pytest.skip(f"{env_id} has a resampler")
+    state = _load(env_id, cardenvs.get_game(env_id).quick_params).new_initial_state()
+    with pytest.raises(NotImplementedError, match=env_id):
+        bridge.resampler(state, state.current_player())
+
+
+@pytest.mark.parametrize("env_id", ENV_IDS)
+def test_ismcts_plays_whole_games(env_id):
+    """IS-MCTS at seat 0 against uniform random play, to the end of a short game."""
+    from open_spiel.python.bots import uniform_random
+
+    _skip_without_resampler(env_id)
+    loaded = _load(env_id, cardenvs.get_game(env_id).quick_params, seed=9)
+    bots = [_ismcts_bot(loaded, 0)] + [
+        uniform_random.UniformRandomBot(seat, np.random.RandomState(seat)) for seat in range(1, loaded.num_players())
+    ]
+    state = loaded.new_initial_state()
+    searched = 0
+    while not state.is_terminal():
+        seat = state.current_player()
+        action = bots[seat].step(state)
+        assert action in state.legal_actions()
+        searched += seat == 0
+        state.apply_action(action)
+    assert searched > 0
+    assert loaded.min_utility() <= min(state.returns()) <= max(state.returns()) <= loaded.max_utility()
+
+
+def test_policy_gradient_trains_and_plays():
+    """OpenSpiel's PyTorch A2C agents learn two-player Slabberjan from rl_environment, then play it legally."""
+    import torch
+    from open_spiel.python import rl_environment
+    from open_spiel.python.pytorch import policy_gradient
+
+    torch.manual_seed(0)
+    loaded = _load("slabberjan_v0", {"num_players": 2}, seed=1)
+    environment = rl_environment.Environment(loaded)
+    size = environment.observation_spec()["info_state"][0]
+    actions = environment.action_spec()["num_actions"]
+    agents = [policy_gradient.PolicyGradient(seat, size, actions, hidden_layers_sizes=(32,), batch_size=8)
+              for seat in range(2)]
+    before = [parameter.detach().clone() for parameter in agents[0]._policy_logits_layer.parameters()]
+    steps = 0
+    while steps < TRAINING_STEPS:
+        time_step = environment.reset()
+        while not time_step.last():
+            seat = time_step.observations["current_player"]
+            time_step = environment.step([agents[seat].step(time_step).action])
+            steps += 1
+        for agent in agents:
+            agent.step(time_step)
+    after = list(agents[0]._policy_logits_layer.parameters())
+    assert any(not torch.equal(old, new) for old, new in zip(before, after, strict=True)), "no update was made"
+    for _ in range(10):
+        time_step = environment.reset()
+        while not time_step.last():
+            seat = time_step.observations["current_player"]
+            output = agents[seat].step(time_step, is_evaluation=True)
+            assert output.action in time_step.observations["legal_actions"][seat]
+            time_step = environment.step([output.action])
+        assert sum(time_step.rewards) == pytest.approx(0.0)  # two players: zero-sum
+
+
+def test_evaluate_bots_with_three_players_and_the_rule_based_agent():
+    from open_spiel.python.algorithms import evaluate_bots
+    from open_spiel.python.bots import uniform_random
+
+    loaded = _load("slabberjan_v0", {"num_players": 3}, seed=2)
+    rng = np.random.RandomState(0)
+    for _ in range(5):
+        bots = [bridge.AgentBot(loaded, 0, "heuristic")] + [
+            uniform_random.UniformRandomBot(seat, rng) for seat in (1, 2)
+        ]
+        state = loaded.new_initial_state()
+        returns = evaluate_bots.evaluate_bots(state, bots, rng)
+        assert state.is_terminal()
+        assert list(returns) == state.returns()
+        # winner_takes_all: one winner at +1 and the rest −1, or a shared draw at 0 beside earlier losers at −1
+        assert sorted(returns) in ([-1.0, -1.0, 1.0], [-1.0, 0.0, 0.0], [0.0, 0.0, 0.0])
+
+
+def test_agent_bot_acts_as_the_agent_in_the_aec_env():
+    from cardenvs.agents.registry import make_agent
+
+    loaded = _load("clabber_v0", {"single_hand": True}, seed=13)
+    state = loaded.new_initial_state()
+    env = cardenvs.env("clabber_v0", single_hand=True)
+    env.reset(seed=state.seed)
+    agent = make_agent("heuristic", "clabber_v0", env.layout)
+    bots = [bridge.AgentBot(loaded, seat) for seat in range(loaded.num_players())]
+    while not state.is_terminal():
+        action = bots[state.current_player()].step(state)
+        assert action == agent.act(env.observe(env.agent_selection))
+        state.apply_action(action)
+        env.step(action)
