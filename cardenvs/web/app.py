@@ -389,9 +389,11 @@ class TableApp:
         except TableError as error:
             return _error_page(error)
         shown_seat = seat if not open_hands else None
-        next_move = None if table.position >= table.steps else table.move(table.position)
-        return _page("replay.html", table=table, table_id=table_id, view=view, next_move=next_move,
-                     picture=_picture(table, seat, open_hands), text=table.text(shown_seat))
+        result = None
+        if table.position == table.steps and table.final and not table.env.agents:
+            result = outcome(table.game, table.params, table.env.state_record, table.final, None, [])
+        return _page("replay.html", table=table, table_id=table_id, view=view, next_move=table.next_move(),
+                     result=result, picture=_picture(table, seat, open_hands), text=table.text(shown_seat))
 
     async def rules(self, request: Request) -> Response:
         from cardenvs.commands.rules import rules_text

@@ -210,7 +210,7 @@ class LiveTable:
         self.final: dict[str, float] = {}
         self.log: list[LogLine] = []  #: the move list: a person's since their last turn, a watcher's latest
         self.decisions = 0  #: decisions made in the game so far
-        self.last_events: list[str] = []  #: what the game announced about its last decision
+        self.last_events: list[str] = []  #: what the game announced about its last decision (describe_step)
         self._advance()
 
     # -------------------------------------------------------------- reading
@@ -302,13 +302,13 @@ class LiveTable:
         self.record.actions.append(action)
         after = self.env.state_record.copy()
         public = (self.game.public_action_name or self.game.action_name)(self.params, action)
-        events = engine_moves(self.game, before, after, seat, action) + self.game.describe_step(
-            before, after, self.params)
+        announced = self.game.describe_step(before, after, self.params)
+        events = engine_moves(self.game, before, after, seat, action) + announced
         full = action_namer(self.game)(self.params, action, before)
         self.log.append(LogLine(self.decisions, seat, public, full, events))
         del self.log[:-LOG_LINES_KEPT]
         self.decisions += 1
-        self.last_events = events
+        self.last_events = announced
         self._decision()  # retires the agents that are done, so that ``to_act`` and ``over`` are current
         if self.over:
             self.record.rewards = self.rewards()
@@ -346,7 +346,8 @@ class ReplayTable:
         self.env = env
         self.game, self.params = env.game, env.params
         self.num_players = len(env.possible_agents)
-        self.final = [final.get(a, 0.0) for a in env.possible_agents] if final else None
+        #: each seat's final reward, or None where the record ends before the game does
+        self.final = None if env.agents else [final.get(a, 0.0) for a in env.possible_agents]
         self.position = len(record.actions)  # where the env is now
         self.show(0)
 
@@ -355,9 +356,15 @@ class ReplayTable:
         """Recorded actions: positions are 0 (the start) to ``steps`` (after the last)."""
         return len(self.record.actions)
 
-    def move(self, position: int) -> tuple[int, str]:
-        """(seat, action name) of recorded action ``position``."""
-        return self.seats[position], self.game.action_name(self.params, self.record.actions[position])
+    def next_move(self) -> tuple[int, str] | None:
+        """(seat, action name) of the recorded action at the position shown (None at the end), named from that
+        position (so that an arrangement names its cards)."""
+        from cardenvs.web.words import action_namer
+
+        if self.position >= self.steps:
+            return None
+        action = self.record.actions[self.position]
+        return self.seats[self.position], action_namer(self.game)(self.params, action, self.env.state_record)
 
     def footprint(self) -> int:
         """Estimated bytes the table keeps (env, kept positions, record)."""

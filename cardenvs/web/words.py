@@ -98,12 +98,12 @@ def outcome(game: Any, params: Any, state: np.record, rewards: list[float], huma
         state: the final state record.
         rewards: each seat's final reward.
         human: the person's seat, or None.
-        last_events: what the game announced about the last decision.
+        last_events: what the game announced about the last decision (its ``describe_step``).
     """
     best = max(rewards)
     winners = [seat for seat, reward in enumerate(rewards) if reward == best]
     if len(winners) == len(rewards):
-        verdict = "a draw: nobody wins"
+        verdict = "nobody wins, a draw"
     elif game.name == "clabber":
         verdict = f"team {' + '.join(seat_name(s, human) for s in winners)} wins"
     else:
@@ -111,9 +111,11 @@ def outcome(game: Any, params: Any, state: np.record, rewards: list[float], huma
     reasons = [card_symbols(event) for event in last_events]
     reasons += _game_terms(game, params, state)
     if bool(state.truncated):
-        limits = [f"{name} = {value}" for name, value in vars(params).items() if name.startswith("max_")]
+        limits = [f"{name} = {value}" for name, value in vars(params).items()
+                  if name.startswith("max_") and isinstance(value, int)]
         reasons.append(f"the game was stopped at its limit ({', '.join(limits) or 'a step limit'})")
-    return verdict + (f". {'; '.join(reasons)}." if reasons else ".")
+    why = "; ".join(reasons)
+    return f"{verdict}." + (f" {why}." if why else "")
 
 
 def _game_terms(game: Any, params: Any, state: np.record) -> list[str]:
@@ -126,11 +128,14 @@ def _game_terms(game: Any, params: Any, state: np.record) -> list[str]:
             return [f"one hand played: {scores}"]
         return [f"final scores {scores} (the game ends when a team reaches {params.target_score})"]
     if game.name == "slabberjan":
+        still_in = [seat for seat, out in enumerate(state.out_order) if int(out) == 0]
         chips = ", ".join(f"player_{s} {int(c)}" for s, c in enumerate(state.chips))
+        if len(still_in) == 1:
+            return [f"player_{still_in[0]} is the last player left in; the others are out", f"chips: {chips}"]
         return [f"chips at the end: {chips}"]
     if game.name == "slap":
         cards = ", ".join(f"player_{s} {int(c)}" for s, c in enumerate(state.stack_size))
         return [f"cards held at the end: {cards}"]
-    if game.name in ("stabby_jack", "gin_slaughtre") and int(state.winner) >= 0 and not bool(state.truncated):
+    if game.name == "stabby_jack" and int(state.winner) >= 0 and not bool(state.truncated):
         return [f"player_{int(state.winner)} met a winning condition"]
     return []

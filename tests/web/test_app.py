@@ -477,3 +477,26 @@ def test_player_counts_offer_only_agents_that_can_play_them(tmp_path):
 def test_the_play_form_asks_no_agent_for_the_person_s_own_seat(client):
     page = client.get("/play/slap_v0?seat=2").text
     assert 'id="agent_2"' not in page and 'id="agent_0"' in page and 'name="seat" id="seat" value="2"' in page
+
+
+def test_a_replay_names_arrangements_by_their_cards_and_ends_in_words(client):
+    record = GameRecord("gin_slaughtre_v0", {"max_turns": 60}, 3)
+    env = record.new_env()
+    rng = np.random.default_rng(1)
+    while env.agents:
+        observation, _, done, cut, _ = env.last()
+        action = None if done or cut else int(rng.choice(np.flatnonzero(observation["action_mask"])))
+        if action is not None:
+            record.actions.append(action)
+        env.step(action)
+    client.get("/replay")
+    location = client.post("/replay", files={"record": ("r.json", json.dumps(record.to_dict()).encode())},
+                           follow_redirects=False).headers["location"].split("?")[0]
+    first = client.get(f"{location}?step=0").text
+    assert re.search(r'id="next-move">Next: player_\d chooses upcards: \S+ \S+ \S+</p>', first), first[-2000:]
+    last = client.get(f"{location}?step={len(record.actions)}").text
+    assert re.search(r'id="result">Game over: (player_\d wins|nobody wins)', last)
+    unfinished = GameRecord("gin_slaughtre_v0", {}, 3, actions=record.actions[:2])
+    location = client.post("/replay", files={"record": ("u.json", json.dumps(unfinished.to_dict()).encode())},
+                           follow_redirects=False).headers["location"].split("?")[0]
+    assert "the game was not finished" in client.get(f"{location}?step=2").text

@@ -42,7 +42,7 @@ else:
 from cardenvs.agents.registry import shipped_checkpoint  # noqa: E402
 
 from cardenvs.web.app import DEFAULT_CHECKPOINTS, SESSION_COOKIE, create_app  # noqa: E402
-from cardenvs.web.words import card_symbols  # noqa: E402
+from cardenvs.web.words import action_namer, card_symbols  # noqa: E402
 
 GOLDEN = Path(__file__).resolve().parents[1] / "golden"
 #: the flags that keep Chromium from reaching for the network on a closed machine
@@ -173,7 +173,7 @@ def test_a_golden_record_replays_forwards_and_back(server, page, env_id):
     for env, agent, action in replay(record):
         state, game, params = env.state_record, env.game, env.params
         expected.append((game.render(state, params), game.render_private(state, params, 0),
-                         f"{agent} chooses {card_symbols(game.action_name(params, action))}"))
+                         f"{agent} chooses {card_symbols(action_namer(game)(params, action, state))}"))
     page.goto(f"{url}/replay")
     page.set_input_files("input[name=record]", str(golden))
     page.click("#upload")
