@@ -60,7 +60,7 @@ from cardenvs.web.tables import (
     new_env,
     short_game_params,
 )
-from cardenvs.web.words import action_namer, card_symbols, outcome, seat_name
+from cardenvs.web.words import action_namer, card_symbols, outcome, seat_name, trick_caption
 
 SESSION_COOKIE = "cardenvs_session"
 #: the largest request body the replay upload takes (a record of the longest game is well under this)
@@ -308,6 +308,7 @@ class TableApp:
             text=table.text(table.human if table.human is not None else seat), view=view, speed=speed,
             speeds=WATCH_SPEEDS, new=new, error=error, open_hands=open_hands, legal=legal, result=result,
             interval=None if speed is None else round(1000 / speed), rules=_has_rules(table.record.env_id),
+            trick=trick_caption(table.game, state),
         )
 
     async def act(self, request: Request) -> Response:
@@ -393,7 +394,8 @@ class TableApp:
         if table.position == table.steps and table.final and not table.env.agents:
             result = outcome(table.game, table.params, table.env.state_record, table.final, None, [])
         return _page("replay.html", table=table, table_id=table_id, view=view, next_move=table.next_move(),
-                     result=result, picture=_picture(table, seat, open_hands), text=table.text(shown_seat))
+                     result=result, picture=_picture(table, seat, open_hands), text=table.text(shown_seat),
+                     trick=trick_caption(table.game, table.env.state_record))
 
     async def rules(self, request: Request) -> Response:
         from cardenvs.commands.rules import rules_text

@@ -88,6 +88,24 @@ def _clabber_moves(before: np.record, after: np.record, seat: int, action: int) 
     return [card_symbols(line) for line in lines]
 
 
+def trick_caption(game: Any, state: np.record) -> str:
+    """Who played each card of the trick on the table (Clabber: the picture labels only its leader), as
+    ``player_1 J♥ · player_2 9♠``; '' where the game has no trick or it is empty.
+
+    Args:
+        game: the game.
+        state: the state record shown.
+    """
+    if game.name != "clabber" or int(state.leader) < 0:
+        return ""
+    from cardenvs.games.clabber.cards import card_name
+
+    seats = len(state.trick)
+    played = [(int(state.leader) + position) % seats for position, card in enumerate(state.trick) if int(card) >= 0]
+    return " · ".join(f"player_{seat} {card_symbols(card_name(int(state.trick[(seat - int(state.leader)) % seats])))}"
+                      for seat in played)
+
+
 def outcome(game: Any, params: Any, state: np.record, rewards: list[float], human: int | None,
             last_events: list[str]) -> str:
     """Who won and why, in the game's terms, for a finished game.

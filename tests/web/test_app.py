@@ -500,3 +500,25 @@ def test_a_replay_names_arrangements_by_their_cards_and_ends_in_words(client):
     location = client.post("/replay", files={"record": ("u.json", json.dumps(unfinished.to_dict()).encode())},
                            follow_redirects=False).headers["location"].split("?")[0]
     assert "the game was not finished" in client.get(f"{location}?step=2").text
+
+
+def test_the_trick_on_the_table_names_who_played_each_card(client):
+    from cardenvs.games.clabber.cards import card_name
+    from cardenvs.web.words import card_symbols
+
+    location = _start(client, "clabber_v0", short="1")
+    table = _table(client, location)
+    while not table.over and int(table.env.state_record.leader) < 0:  # through the bidding
+        client.post(f"{location}/play", data={"action": str(table.legal_actions()[0][0])})
+    captions = 0
+    while not table.over:
+        client.post(f"{location}/play", data={"action": str(table.legal_actions()[0][0])})
+        state = table.env.state_record
+        caption = re.search(r'id="trick">Trick: (.*?)</p>', client.get(location).text)
+        shown = [entry.split() for entry in caption.group(1).split(" · ")] if caption else []
+        leader = int(state.leader)
+        expected = [[f"player_{(leader + i) % 4}", card_symbols(card_name(int(card)))]
+                    for i, card in enumerate(state.trick) if card >= 0]
+        assert shown == expected
+        captions += bool(shown)
+    assert captions
