@@ -85,3 +85,21 @@ result = run_tournament("slabberjan_v0", [f"ppo:{RUN_DIR / 'model.pt'}", "random
                         seed=7, progress=False, results_path=RUN_DIR / "tournament.jsonl")
 print(result.table())
 Image(filename=str(plot_ladder(result, RUN_DIR / "ladder.png")))
+
+# %% [markdown]
+# ## The shipped trained agents
+#
+# Every game's agent trained by its recipe (`cardenvs train GAME`, minutes on two cores) is installed with the
+# package and plays by the spec `trained`. Here the run above meets Slabberjan's shipped agent and the rule-based
+# agent; in any game, `trained` stands beside `random` and `heuristic` wherever an agent spec is taken
+# (`cardenvs play`, `cardenvs tournament`, the browser table).
+
+# %%
+from cardenvs.agents.registry import shipped_checkpoint
+
+import cardenvs
+
+print({env_id: shipped_checkpoint(env_id) is not None for env_id in cardenvs.available_envs()})
+result = run_tournament("slabberjan_v0", ["trained", f"ppo:{RUN_DIR / 'model.pt'}", "heuristic"], games=600,
+                        seed=8, progress=False, results_path=RUN_DIR / "shipped.jsonl")
+print(result.table())
