@@ -308,3 +308,33 @@ def test_the_watch_speed_is_what_the_page_says(server, page):
     page.wait_for_timeout(WATCHED_SECONDS * 1000)
     rate = (table.decisions - decided) / (time.monotonic() - start)
     assert abs(rate - WATCHED_SPEED) <= 0.1 * WATCHED_SPEED, f"{rate:.2f} decisions/s at {WATCHED_SPEED}/s"
+
+
+#: WCAG AA: the least contrast of normal text with its background
+AA_CONTRAST = 4.5
+
+
+def _luminance(rgb: str) -> float:
+    """Relative luminance (WCAG) of a computed colour ``rgb(r, g, b)``."""
+    channels = [int(part) / 255 for part in rgb[rgb.index("(") + 1:rgb.index(")")].split(",")[:3]]
+    linear = [c / 12.92 if c <= 0.03928 else ((c + 0.055) / 1.055) ** 2.4 for c in channels]
+    return 0.2126 * linear[0] + 0.7152 * linear[1] + 0.0722 * linear[2]
+
+
+def _contrast(first: str, second: str) -> float:
+    light, dark = sorted((_luminance(first), _luminance(second)), reverse=True)
+    return (light + 0.05) / (dark + 0.05)
+
+
+def test_the_text_on_every_seat_panel_is_readable(server, page):
+    _, url = server
+    page.goto(f"{url}/play/slabberjan_v0")
+    page.click("#start")
+    pairs = page.locator("svg .seat").evaluate_all("""seats => seats.flatMap(seat => {
+        const panel = getComputedStyle(seat.querySelector(':scope > rect')).fill;
+        return Array.from(seat.querySelectorAll('text')).filter(t => !t.closest('.card'))
+            .map(t => [seat.dataset.seat, seat.dataset.toAct, getComputedStyle(t).fill, panel]);
+    })""")
+    assert any(to_act == "1" for _, to_act, _, _ in pairs)
+    for seat, to_act, ink, panel in pairs:
+        assert _contrast(ink, panel) >= AA_CONTRAST, (seat, to_act, ink, panel, _contrast(ink, panel))

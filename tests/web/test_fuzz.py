@@ -12,7 +12,6 @@ from __future__ import annotations
 import json
 import logging
 import random
-import resource
 import sys
 import time
 import warnings
@@ -23,6 +22,7 @@ import pytest
 import cardenvs
 
 pytest.importorskip("starlette", reason="the web extra is not installed")
+resource = pytest.importorskip("resource", reason="the memory bound is read with the Unix resource module")
 with warnings.catch_warnings():  # Starlette's test client names its preferred HTTP client
     warnings.simplefilter("ignore")
     from starlette.testclient import TestClient
