@@ -13,7 +13,8 @@ The same loop and the same random-legal-action code drive a bare no-op AEC env d
 100-step episodes, no wrappers): the protocol's own cost, so ``× no-op`` is the share of the ceiling an env
 reaches. Peers are measured when importable and skipped with a note otherwise: PettingZoo classic
 ``texas_holdem_v4`` / ``leduc_holdem_v4`` (need ``rlcard``), OpenSpiel (``pyspiel``, random play through the
-Python ``legal_actions`` / ``apply_action`` API) and Pgx (``pgx`` + ``jax``, jitted ``vmap`` step).
+Python ``legal_actions`` / ``apply_action`` API) and Pgx (``pgx`` + ``jax``, jitted ``vmap`` step); beside the
+OpenSpiel games, each benchmarked cardenvs game through OpenSpiel's API (``cardenvs.openspiel``, the same loop).
 
 Targets: AEC ≥ 0.5× no-op, batched ≥ 2,000,000 steps/s, cold creation ≤ 30 s, warm creation ≤ 2 s.
 
@@ -61,7 +62,9 @@ TARGET_COLD_S = 30.0  #: first creation with an empty numba cache
 TARGET_WARM_S = 2.0  #: first creation with a warm numba cache
 
 PEER_PZ = ("texas_holdem_v4", "leduc_holdem_v4")
-PEER_OPENSPIEL = ("leduc_poker", "kuhn_poker", "hearts")
+PEER_OPENSPIEL = ("leduc_poker", "kuhn_poker", "hearts", "gin_rummy")
+#: the peer rows of the cardenvs games played through OpenSpiel's API (cardenvs.openspiel)
+BRIDGE_LIBRARY = "OpenSpiel bridge"
 PEER_PGX = ("leduc_holdem",)
 EXIT_USAGE = 2
 
@@ -100,7 +103,9 @@ class Options:
     compile_timeout: float = 600.0
     """seconds before a first-creation subprocess is abandoned"""
     skip_peers: bool = False
-    """skip the peer libraries (PettingZoo classic, OpenSpiel, Pgx)"""
+    """skip the peer libraries (PettingZoo classic, OpenSpiel, Pgx) and the OpenSpiel bridge rows"""
+    skip_openspiel_bridge: bool = False
+    """skip the rows of the cardenvs games played through OpenSpiel's API (cardenvs.openspiel)"""
     quick: bool = False
     """smoke run: 1 s per measurement, 0.2 s warm-up, 256 games (overrides those)"""
     json: Annotated[Path, tyro.conf.arg(metavar="PATH")] = DEFAULT_JSON
@@ -403,11 +408,14 @@ def bench_pettingzoo_classic(name: str, opts: Options, policy: RandomLegal) -> d
     return {"aec": time_aec(env, policy, opts)}
 
 
-def bench_openspiel(name: str, opts: Options, policy: RandomLegal) -> dict[str, Any]:
-    """Random legal play through OpenSpiel's Python API; chance nodes are sampled and not counted as steps."""
+def bench_openspiel(name: str, opts: Options, policy: RandomLegal, params: dict | None = None) -> dict[str, Any]:
+    """Random legal play through OpenSpiel's Python API; chance nodes are sampled and not counted as steps.
+
+    ``params`` are the game's OpenSpiel parameters (its defaults when None).
+    """
     import pyspiel
 
-    game = pyspiel.load_game(name)
+    game = pyspiel.load_game(name, params or {})
 
     def play(seconds: float) -> tuple[int, int, int, float]:
         steps = chance = episodes = 0
@@ -448,6 +456,15 @@ def bench_openspiel(name: str, opts: Options, policy: RandomLegal) -> dict[str, 
             "seconds": elapsed,
         }
     }
+
+
+def bench_openspiel_bridge(env_id: str, params: dict, opts: Options, policy: RandomLegal) -> dict[str, Any]:
+    """A cardenvs game through OpenSpiel's Python API (``cardenvs.openspiel``), with the loop of the OpenSpiel
+    peers: state steps per second of the bridge, beside OpenSpiel's own C++ games."""
+    from cardenvs import openspiel as bridge
+
+    loaded = {**params, bridge.SEED_PARAMETER: opts.seed}
+    return bench_openspiel(bridge.short_name(env_id), opts, policy, loaded)
 
 
 def bench_pgx(name: str, opts: Options) -> dict[str, Any]:
@@ -517,11 +534,17 @@ def run_peer(library: str, name: str, bench: Callable[[], dict[str, Any]]) -> di
     return row
 
 
-def bench_peers(opts: Options, policy: RandomLegal) -> list[dict[str, Any]]:
-    """Every peer that imports (Pgx last: jax keeps threads around)."""
+def bench_peers(opts: Options, policy: RandomLegal, bridged: Sequence[tuple[str, dict]] = ()) -> list[dict[str, Any]]:
+    """Every peer that imports (Pgx last: jax keeps threads around), then the ``bridged`` (env id, parameters)
+    through OpenSpiel's API."""
     peers: list[tuple[str, str, Callable[[], dict[str, Any]]]] = [
         *(("PettingZoo classic", n, partial(bench_pettingzoo_classic, n, opts, policy)) for n in PEER_PZ),
         *(("OpenSpiel", n, partial(bench_openspiel, n, opts, policy)) for n in PEER_OPENSPIEL),
+        *(
+            (BRIDGE_LIBRARY, env_label({"env_id": env_id, "params": params}),
+             partial(bench_openspiel_bridge, env_id, params, opts, policy))
+            for env_id, params in bridged
+        ),
         *(("Pgx", n, partial(bench_pgx, n, opts)) for n in PEER_PGX),
     ]
     rows = []
@@ -642,6 +665,8 @@ def markdown_table(results: dict[str, Any]) -> str:
         ratio = "—" if aec is None else f"{aec / noop:.2f}"
         if row["library"] == "OpenSpiel":
             note = "Python API, legal_actions/apply_action, no observation; chance not counted"
+        elif row["library"] == BRIDGE_LIBRARY:
+            note = "cardenvs.openspiel: the same loop as the OpenSpiel rows, through the Python game"
         elif row["library"] == "Pgx":
             size, backend = row["batched"]["num_envs"], row["jax_backend"]
             note = f"jit+vmap, N={size}, {backend}, compile {row['jit_compile_s']:.1f} s"
@@ -733,7 +758,8 @@ def main(argv: Sequence[str] | None = None) -> dict[str, Any]:
                     progress(f"  {key}: {value}")
 
     if not opts.skip_peers:
-        results["peers"] = bench_peers(opts, policy)
+        bridged = [] if opts.skip_openspiel_bridge else [(env_id, params[env_id]) for env_id in env_ids]
+        results["peers"] = bench_peers(opts, policy, bridged)
     results["machine"] = machine_info(cardenvs)
     results["total_seconds"] = time.perf_counter() - began
 
