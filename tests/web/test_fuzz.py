@@ -22,7 +22,6 @@ import pytest
 import cardenvs
 
 pytest.importorskip("starlette", reason="the web extra is not installed")
-resource = pytest.importorskip("resource", reason="the memory bound is read with the Unix resource module")
 with warnings.catch_warnings():  # Starlette's test client names its preferred HTTP client
     warnings.simplefilter("ignore")
     from starlette.testclient import TestClient
@@ -30,6 +29,8 @@ with warnings.catch_warnings():  # Starlette's test client names its preferred H
 from cardenvs.records import GameRecord
 from cardenvs.web.app import MAX_UPLOAD_BYTES, SESSION_COOKIE, create_app
 from cardenvs.web.tables import SERVER_BYTES_KEPT
+
+resource = pytest.importorskip("resource", reason="the memory bound is read with the Unix resource module")
 
 #: hostile requests sent (the test asserts at least MIN_HOSTILE of them were sent)
 REQUESTS = 1500
