@@ -127,6 +127,22 @@ def check_uniform_over(
         assert chisquare([counts[deal] for deal in consistent]).pvalue > MIN_P_VALUE
 
 
+def check_distribution(
+    resample: Callable[[np.random.Generator], Hashable], probabilities: dict[Hashable, float], seed: int
+) -> None:
+    """Draws of ``resample(rng)`` hit only outcomes of ``probabilities``, each of them, at frequencies within the
+    chi-square bound of those probabilities (computed exactly by the caller)."""
+    rng = np.random.default_rng(seed)
+    outcomes = sorted(probabilities)
+    draws = int(np.ceil(MIN_EXPECTED * 4 / min(probabilities.values())))
+    counts = Counter(resample(rng) for _ in range(draws))
+    assert set(counts) <= set(outcomes), f"impossible outcomes drawn: {sorted(set(counts) - set(outcomes))[:3]}"
+    assert set(counts) == set(outcomes), f"{len(set(outcomes) - set(counts))} possible outcomes never drawn"
+    if len(outcomes) > 1:
+        expected = [probabilities[outcome] * draws for outcome in outcomes]
+        assert chisquare([counts[outcome] for outcome in outcomes], expected).pvalue > MIN_P_VALUE
+
+
 def check_same_distribution(
     first: Callable[[np.random.Generator], Sequence[Hashable]],
     second: Callable[[np.random.Generator], Sequence[Hashable]],

@@ -19,6 +19,7 @@ from cardenvs.games.stabby_jack.deal import apply_deal
 from cardenvs.games.stabby_jack.observation import observation_layout, observe
 from cardenvs.games.stabby_jack.params import StabbyJackParams, fill_params, state_fields
 from cardenvs.games.stabby_jack.render import picture, render
+from cardenvs.games.stabby_jack.resample import resample
 
 GAME = Game(
     name="stabby_jack",
@@ -44,6 +45,7 @@ GAME = Game(
     check_invariants=rules.check_invariants,
     field_ranges=validation.field_ranges,
     check_record=validation.check_record,
+    resample=resample,
     quick_params={"max_turns": 40},
     example_params=(
         {},
