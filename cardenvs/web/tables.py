@@ -210,6 +210,7 @@ class LiveTable:
         self.final: dict[str, float] = {}
         self.log: list[LogLine] = []  #: the move list: a person's since their last turn, a watcher's latest
         self.decisions = 0  #: decisions made in the game so far
+        self.log_from = 0  #: the first decision the move list covers (the person's last, or the game's first)
         self.last_events: list[str] = []  #: what the game announced about its last decision (describe_step)
         self._advance()
 
@@ -261,6 +262,7 @@ class LiveTable:
             names = ", ".join(f"{a} ({name})" for a, name in legal.items())
             raise TableError(f"action {action} is not legal now; the legal actions are {names}")
         self.log.clear()  # the move list starts again at the person's own decision
+        self.log_from = self.decisions
         self._apply(self.human, action)
         self._advance()
 

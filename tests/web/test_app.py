@@ -522,3 +522,16 @@ def test_the_trick_on_the_table_names_who_played_each_card(client):
         assert shown == expected
         captions += bool(shown)
     assert captions
+
+
+def test_a_move_list_too_long_to_keep_says_how_many_decisions_it_leaves_out(client, monkeypatch):
+    import cardenvs.web.tables as tables
+
+    monkeypatch.setattr(tables, "LOG_LINES_KEPT", 2)
+    location = _start(client, "clabber_v0", short="1")
+    table = _table(client, location)
+    while not table.over and table.decisions - table.log_from <= 2:
+        page = client.post(f"{location}/play", data={"action": str(table.legal_actions()[0][0])}).text
+    left_out = table.decisions - table.log_from - 2
+    assert len(table.log) == 2 and f'id="log-cut">… {left_out} earlier decisions' in page
+    assert re.findall(r'class="move" data-step="(\d+)"', page) == [str(table.decisions - 2), str(table.decisions - 1)]
