@@ -1,10 +1,10 @@
 """A trained PPO policy as an :class:`~cardenvs.agents.base.Agent` (the ``ppo:PATH`` agent spec).
 
 Needs the ``train`` extra (torch, stable-baselines3, sb3-contrib). A checkpoint is the ``.zip`` that
-``MaskablePPO.save`` writes (``training/ppo.py`` writes them), or the ``.pt`` model of the self-play trainer
-(``training/selfplay.py``; loaded by :class:`cardenvs.agents.selfplay.SelfPlayAgent`); the committed ones are under
-``agents/checkpoints/``. Loading checks that the checkpoint was trained on observations and actions of the
-env's size and raises ValueError saying what differs.
+``MaskablePPO.save`` writes (``python -m cardenvs.training.ppo`` writes them), or the ``.pt`` model of the
+self-play trainer (``cardenvs train``; loaded by :class:`cardenvs.agents.selfplay.SelfPlayAgent`); the shipped ones
+are in ``cardenvs.agents``' ``checkpoints/`` folder. Loading checks that the checkpoint was trained on observations
+and actions of the env's size and raises ValueError saying what differs.
 """
 
 from __future__ import annotations
@@ -17,7 +17,7 @@ from cardenvs.agents.base import Agent
 
 from cardenvs.core.game import ObservationLayout
 
-#: the file ending of the self-play trainer's models (training/selfplay.py), which ``ppo:PATH`` loads too
+#: the file ending of the self-play trainer's models (``cardenvs train``), which ``ppo:PATH`` loads too
 SELF_PLAY_SUFFIX = ".pt"
 
 

@@ -5,8 +5,8 @@ Three set-ups, each on the same game with its rule-based and random agents about
 * **self-play** (``cardenvs train GAME``: the self-play trainer with the game's recipe, on ``--device``): one
   shared policy learns from every seat of its games on ``cardenvs.vector_env``, against a league;
 * **MaskablePPO, old defaults**: sb3-contrib's MaskablePPO on ``LearnerVecEnv`` with 16 games, 128 steps,
-  minibatches of 256, 10 epochs (the defaults ``training/ppo.py`` had before it was tuned);
-* **MaskablePPO, tuned**: the same with ``training/ppo.py``'s present defaults (256 games, 64 steps,
+  minibatches of 256, 10 epochs (the defaults ``cardenvs.training.ppo`` had before it was tuned);
+* **MaskablePPO, tuned**: the same with ``cardenvs.training.ppo``'s present defaults (256 games, 64 steps,
   minibatches of 4096, 2 epochs).
 
 A learner decision is one action chosen by the policy being trained (for MaskablePPO: its one seat's; for
@@ -27,7 +27,7 @@ from __future__ import annotations
 
 import os
 
-os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")  # as training/ppo.py: idle OpenMP threads sleep
+os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")  # as the trainers: idle OpenMP threads sleep
 
 import dataclasses
 import json
@@ -50,8 +50,8 @@ import cardenvs
 
 #: set-ups compared, in table order
 SETUPS = ("self-play", "MaskablePPO old defaults", "MaskablePPO tuned")
-#: the MaskablePPO settings training/ppo.py had before they were tuned for throughput
-OLD_PPO_DEFAULTS = {"num_envs": 16, "n_steps": 128, "batch_size": 256, "n_epochs": 10}
+#: the MaskablePPO settings cardenvs.training.ppo had before they were tuned for throughput
+OLD_PPO_DEFAULTS = {"num_envs": 16, "num_steps": 128, "minibatch_size": 256, "update_epochs": 10}
 EXIT_USAGE = 2
 
 
@@ -83,11 +83,12 @@ def selfplay_decisions_per_second(env_id: str, decisions: int, seed: int, torch_
                                   run_dir: Path) -> tuple[float, dict[str, float]]:
     """Learner decisions/s of the self-play trainer with the game's recipe, and the share of its time per part."""
     from cardenvs.training import selfplay
+    from cardenvs.training.cli import resolve_train_args
     from cardenvs.training.recipes import recipe
 
     settings = {**recipe(env_id).defaults, "total_decisions": 1, "eval_every": 0, "final_games": 0, "seed": seed,
                 "torch_threads": torch_threads, "device": device, "progress_bar": False, "run_dir": str(run_dir)}
-    args = selfplay.resolve(selfplay.Run(env_id=env_id, **settings))
+    args = resolve_train_args(selfplay.Run(env_id=env_id, **settings))
     trainer = selfplay.Trainer(args)
     trainer.train()  # warm-up: one rollout and update (and the kernels compiled or loaded)
     before, seconds_before = trainer.decisions, trainer.train_seconds
@@ -98,24 +99,19 @@ def selfplay_decisions_per_second(env_id: str, decisions: int, seed: int, torch_
 
 
 def maskable_ppo_decisions_per_second(env_id: str, settings: dict[str, int], timesteps: int, seed: int) -> float:
-    """Learner decisions/s of MaskablePPO's ``learn`` on ``LearnerVecEnv`` with ``settings`` (training/ppo.py's
-    per-game defaults for the rest)."""
-    from cardenvs.training.ppo import Args, resolve
-    from sb3_contrib import MaskablePPO
+    """Learner decisions/s of MaskablePPO's ``learn`` on ``LearnerVecEnv`` with ``settings`` (the defaults of
+    ``cardenvs.training.ppo`` for the rest, its options mapped to MaskablePPO's by its ``build_model``)."""
+    from cardenvs.training.ppo import Args, build_model, resolve
 
     from cardenvs.learning import LearnerVecEnv
 
-    args = resolve(Args(env_id=env_id, **settings))
+    args = resolve(Args(env_id=env_id, seed=seed, **settings))
     layout = cardenvs.env(env_id).layout
     opponents = [make_agent("random", env_id, layout, seed=seed), make_agent("heuristic", env_id, layout)]
     venv = LearnerVecEnv(env_id, args.num_envs, opponents, seed=seed)
-    model = MaskablePPO(
-        "MlpPolicy", venv, learning_rate=args.learning_rate, n_steps=args.n_steps, batch_size=args.batch_size,
-        n_epochs=args.n_epochs, gamma=args.gamma, gae_lambda=args.gae_lambda, clip_range=args.clip_range,
-        ent_coef=args.ent_coef, policy_kwargs={"net_arch": list(args.net_arch)}, seed=seed, device="cpu",
-    )
-    model.learn(args.n_steps * args.num_envs)  # warm-up: one update
-    rollout = args.n_steps * args.num_envs
+    model = build_model(args, venv)
+    rollout = args.num_steps * args.num_envs
+    model.learn(rollout)  # warm-up: one update
     timed = max(timesteps // rollout, 1) * rollout  # whole rollouts: learn() stops only after one
     started = time.perf_counter()
     model.learn(timed, reset_num_timesteps=False)
@@ -131,10 +127,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     import tempfile
 
     import torch
-    from cardenvs.training.ppo import COMMON_DEFAULTS
+    from cardenvs.training.ppo import Args
 
     torch.set_num_threads(args.torch_threads)
-    tuned = {name: COMMON_DEFAULTS[name] for name in OLD_PPO_DEFAULTS}
+    tuned = {name: getattr(Args(), name) for name in OLD_PPO_DEFAULTS}
     results = []
     print("| game | " + " | ".join(f"{s} decisions/s" for s in SETUPS)
           + " | self-play ÷ tuned | self-play time: env / opponents / forward / bookkeeping / update |")

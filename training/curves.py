@@ -1,6 +1,6 @@
 """Plot the learning curves of self-play runs: tournament reward against the rule-based agent over training time.
 
-Each run's ``model.json`` (written by ``training/selfplay.py``; the committed agents keep theirs as
+Each run's ``model.json`` (written by ``cardenvs train``; the committed agents keep theirs as
 ``agents/checkpoints/<env_id>.json``) holds its periodic tournaments against the rule-based agent. One panel per
 game: the trained agent's mean reward with its 95% confidence band against minutes of training (evaluations not
 counted), and the rule-based agent's reward in the same tournaments.

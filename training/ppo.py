@@ -2,7 +2,7 @@
 
 A thin adapter around stable-baselines3: the options are the self-play trainer's (``cardenvs train``) where
 they mean the same thing, and the run shell (stored arguments and resuming, evaluation tournaments, the final
-match table) is `cardenvs.training.runs`. Run it as a module or by its path::
+match table, the command's shell) is `cardenvs.training.runs`. Run it as a module or by its path::
 
     python -m cardenvs.training.ppo --env-id slabberjan_v0
     python -m cardenvs.training.ppo --env-id slap_v0 --total-decisions 400000 --league random heuristic snapshots \\
@@ -34,9 +34,7 @@ import os
 # takes a core of a small machine from the one doing the work. Read when libgomp loads, so set before any import.
 os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
 
-import dataclasses
 import json
-import shlex
 import sys
 import time
 from collections.abc import Sequence
@@ -47,51 +45,22 @@ from typing import Annotated, Any
 if __spec__ is None:  # run by its path: the repository's package is importable from its root
     sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from cardenvs.training.cli import invocation, registered_env, shown_default, tyro_missing
-from cardenvs.training.runs import (
-    EVENTS_PER_RUN,
-    EXIT_FAILURE,
-    EXIT_INTERRUPTED,
-    EXIT_USAGE,
-    SNAPSHOTS,
-    TOURNAMENTS_DIR,
-    as_flags,
-    check_at_least,
-    check_hidden,
-    check_league,
-    check_non_negative,
-    check_positive,
-    check_run_dir,
-    check_unit_interval,
-    evaluation_point,
-    final_tournament,
-    flag,
-    periodic_default,
-    resume_command,
-    settle,
-    tournament,
-    write_json,
-    write_run_args,
-)
+from cardenvs.training import runs
+from cardenvs.training.cli import PPO_CHECKS, at_least, invocation, registered_env, resume_note, shown_default
+from cardenvs.training.runs import MODEL_INFO_NAME, PERIODIC_DEFAULT, SNAPSHOTS, TENSORBOARD_DIR
 
 import cardenvs
 
 #: the game trained on unless --env-id says otherwise
 DEFAULT_ENV_ID = "slabberjan_v0"
-#: the fields whose default is a share of the run (``total_decisions // EVENTS_PER_RUN``)
-PERIODIC_FIELDS = ("snapshot_every", "checkpoint_every", "eval_every")
 #: where runs go unless --run-dir says otherwise (``<RUNS_DIR>/<env_id>``)
 RUNS_DIR = Path("runs") / "ppo"
 CHECKPOINT_NAME = "checkpoint.zip"
 STATE_NAME = "checkpoint.json"
 MODEL_NAME = "model.zip"
-MODEL_INFO_NAME = "model.json"
 POOL_DIR = "pool"
-TENSORBOARD_DIR = "tb"
 #: the TensorBoard run's name; stable-baselines3 numbers it (``ppo_1``)
 TB_LOG_NAME = "ppo"
-#: the trained agent's name in tournaments
-AGENT_NAME = "trained"
 #: options a resumed run may take anew from the command line (the others must match the stored run)
 RESUME_MAY_CHANGE = ("total_decisions", "checkpoint_every", "eval_every", "eval_games", "final_games",
                      "torch_threads", "progress_bar")
@@ -99,7 +68,8 @@ RESUME_MAY_CHANGE = ("total_decisions", "checkpoint_every", "eval_every", "eval_
 MAX_SEED = 2**31 - 1
 #: stable-baselines3's PPO needs minibatches of two samples or more
 MIN_MINIBATCH_SIZE = 2
-PERIODIC_DEFAULT = f"--total-decisions / {EVENTS_PER_RUN}"
+#: the modules of the ``train`` extra a run imports
+NEEDS = ("torch", "stable_baselines3", "sb3_contrib")
 
 
 @dataclass
@@ -176,68 +146,39 @@ def parse_args(argv: Sequence[str] | None = None, defaults: Args | None = None) 
         argv: the arguments (default: ``sys.argv[1:]``).
         defaults: the values of the options not given (default: `Args`'s own).
     """
-    description = (
-        "Train a MaskablePPO agent from one seat of a cardenvs game against a league of opponents.\n\n"
-        "The run's arguments are stored in <run-dir>/run.json when it starts. A resumed run (--resume, "
-        f"--resume-if-present) uses them; of the options given again only "
-        f"{', '.join(flag(name) for name in RESUME_MAY_CHANGE)} may change, the others must repeat the stored value."
-    )
     import tyro
 
+    description = ("Train a MaskablePPO agent from one seat of a cardenvs game against a league of opponents.\n\n"
+                   + resume_note(RESUME_MAY_CHANGE))
     return tyro.cli(Args, args=argv, prog=command(), description=description,
                     default=Args() if defaults is None else defaults)
 
 
-def default_run_dir(env_id: str) -> Path:
-    """Where a run of ``env_id`` goes unless ``--run-dir`` says otherwise."""
-    return RUNS_DIR / env_id
+#: the checks of the options
+CHECKS = (at_least(1, "total_decisions", "num_envs", "num_steps", "update_epochs", "snapshot_every", "checkpoint_every",
+                   "torch_threads"),
+          at_least(0, "eval_every", "eval_games", "final_games", "max_snapshots", "seed"),
+          (("seed",), lambda seed: seed <= MAX_SEED, f"at most {MAX_SEED}"), *PPO_CHECKS)
 
 
 def resolve(args: Args) -> Args:
     """``args`` with the defaults that depend on others filled in; ValueError for a setting that cannot work."""
-    if args.env_id not in cardenvs.available_envs():
-        raise ValueError(f"unknown env id {args.env_id!r}; choose from {', '.join(cardenvs.available_envs())}")
-    check_at_least(args, ("total_decisions",), 1)  # first: the periodic defaults are shares of it
-    every = periodic_default(args.total_decisions)
-    filled = dataclasses.replace(args, **{name: every for name in PERIODIC_FIELDS if getattr(args, name) is None})
-    if filled.run_dir is None:
-        filled.run_dir = str(default_run_dir(filled.env_id))
-    check_at_least(filled, ("num_envs", "num_steps", "update_epochs", "snapshot_every", "checkpoint_every",
-                            "torch_threads"), 1)
-    check_at_least(filled, ("eval_every", "eval_games", "final_games", "max_snapshots", "seed"), 0)
-    if filled.seed > MAX_SEED:
-        raise ValueError(f"--seed must be at most {MAX_SEED}, got {filled.seed}")
+    filled = runs.resolve(args, RUNS_DIR, CHECKS, need_agent=True)
     rollout = filled.num_envs * filled.num_steps
     if not MIN_MINIBATCH_SIZE <= filled.minibatch_size <= rollout:
         raise ValueError(f"--minibatch-size must be from {MIN_MINIBATCH_SIZE} to --num-envs × --num-steps = {rollout} "
                          f"(the decisions of one update), got {filled.minibatch_size}")
-    check_hidden(filled.hidden)
-    check_positive(filled, ("learning_rate", "clip_coef", "max_grad_norm"))
-    check_unit_interval(filled, ("gamma", "gae_lambda"))
-    check_non_negative(filled, ("ent_coef", "vf_coef"))
-    check_league(filled.league, filled.max_snapshots)
-    check_run_dir(filled.run_dir)
     return filled
 
 
 def settle_args(argv: Sequence[str] | None) -> Args:
-    """The arguments of this invocation: the command line's, or those of the run it resumes.
+    """The arguments of this invocation: the command line's, or those of the run it resumes
+    (:func:`cardenvs.training.runs.settle`; ValueError for arguments a resumed run cannot take).
 
     Args:
         argv: the command line (default: ``sys.argv[1:]``).
-
-    Raises:
-        ValueError: --resume without a run, a new run over an existing one, or an option given anew that a
-            resumed run cannot change.
     """
-    given = parse_args(argv)
-    run_dir = Path(given.run_dir) if given.run_dir is not None else default_run_dir(given.env_id)
-    return settle(given, lambda defaults: parse_args(argv, defaults), run_dir, RESUME_MAY_CHANGE)
-
-
-def require_train_extra() -> None:
-    """Raise ImportError, saying what to install, unless the `train` extra is installed."""
-    import cardenvs.learning  # noqa: F401  (raises ImportError naming the extra)
+    return runs.settle_command_line(lambda defaults: parse_args(argv, defaults), RUNS_DIR, RESUME_MAY_CHANGE)
 
 
 # ---------------------------------------------------------------------------------------------- the run
@@ -316,7 +257,7 @@ class Run:
         return self.model.num_timesteps
 
     # ------------------------------------------------------------------ events
-    def learner_agent(self, name: str = AGENT_NAME, deterministic: bool = True):
+    def learner_agent(self, name: str = runs.AGENT_NAME, deterministic: bool = True):
         """A frozen copy of the current policy as an agent."""
         from cardenvs.agents.ppo import PolicyAgent, frozen_copy
 
@@ -342,26 +283,22 @@ class Run:
         """Save model + optimizer and the run's state; each file is replaced whole, so an interruption is safe."""
         self.state["decisions"] = self.decisions
         self.state["wall_seconds"] = self.wall_seconds()
-        partial = self.dir / ("partial_" + CHECKPOINT_NAME)
-        self.model.save(partial)
-        os.replace(partial, self.dir / CHECKPOINT_NAME)
-        write_json(self.dir / STATE_NAME, self.state)
+        runs.save_whole(self.dir / CHECKPOINT_NAME, self.model.save)
+        runs.write_json(self.dir / STATE_NAME, self.state)
         for path in (self.dir / POOL_DIR).glob("snapshot_*.zip"):
             if path.name not in self.state["snapshots"]:
                 path.unlink()  # left the league, and the checkpoint no longer needs it
 
     def evaluate(self) -> None:
         """A tournament of the learner against the rule-based agent, logged to TensorBoard."""
-        decisions = self.decisions
-        stats = tournament(self.args.env_id, [self.learner_agent(), "heuristic"], self.args.eval_games,
-                           seed=self.args.seed + decisions,
-                           results_path=self.dir / TOURNAMENTS_DIR / f"eval_{decisions}.jsonl")
-        point = evaluation_point(stats, AGENT_NAME, decisions=decisions)
-        self.model.logger.record("eval/mean_reward_vs_heuristic", point["mean_reward"])
-        self.model.logger.record("eval/reward_minus_heuristic", point["mean_reward"] - point["heuristic_mean_reward"])
-        self.model.logger.record("eval/win_rate_vs_heuristic", point["win_rate"])
-        self.state["evaluations"].append(point)
-        self.state["last_evaluation"] = decisions
+        def record(scalars: dict[str, float]) -> None:
+            for name, value in scalars.items():
+                self.model.logger.record(name, value)
+
+        self.state["evaluations"].append(runs.evaluate(
+            self.args.env_id, self.learner_agent(), self.args.eval_games, self.args.seed + self.decisions, self.dir,
+            self.decisions, record))
+        self.state["last_evaluation"] = self.decisions
 
     def wall_seconds(self) -> float:
         """Seconds this run has trained, over all its sessions."""
@@ -411,21 +348,6 @@ class Run:
             self.state["last_checkpoint"] = decisions
             self.checkpoint()
 
-    def info(self) -> dict[str, Any]:
-        """How the model was trained: what ``model.json`` holds."""
-        import sb3_contrib
-        import stable_baselines3
-        import torch
-
-        return {
-            "env_id": self.args.env_id, "trainer": "training/ppo.py", "decisions": self.decisions,
-            "wall_seconds": round(self.wall_seconds(), 1), "args": dataclasses.asdict(self.args),
-            "command": " ".join([command(), *map(shlex.quote, as_flags(self.args))]),
-            "evaluations": self.state["evaluations"],
-            "versions": {"cardenvs": cardenvs.__version__, "stable_baselines3": stable_baselines3.__version__,
-                         "sb3_contrib": sb3_contrib.__version__, "torch": torch.__version__},
-        }
-
     def save_model(self) -> None:
         """The policy alone as ``model.zip`` (a fresh optimizer keeps the file small) and ``model.json``."""
         policy = self.model.policy
@@ -435,24 +357,22 @@ class Run:
             self.model.save(self.dir / MODEL_NAME)
         finally:
             policy.optimizer = optimizer
-        write_json(self.dir / MODEL_INFO_NAME, self.info())
+        runs.write_json(self.dir / MODEL_INFO_NAME, runs.model_info(
+            self.args, "cardenvs.training.ppo", runs.command_line(command(), self.args), NEEDS,
+            decisions=self.decisions,
+            wall_seconds=round(self.wall_seconds(), 1), evaluations=self.state["evaluations"]))
 
     def final_tournament(self) -> str | None:
         """The saved model against the rule-based agent and against random; the table (also in model.json)."""
         from cardenvs.agents.ppo import PolicyAgent
 
-        if self.args.final_games <= 0:
-            return None
-        agent = PolicyAgent.load(self.dir / MODEL_NAME, self.args.env_id, self.layout)
-        agent.name = AGENT_NAME
-        record, table = final_tournament(self.args.env_id, agent, self.args.final_games, self.args.seed + 1, self.dir)
-        write_json(self.dir / MODEL_INFO_NAME, {**self.info(), "tournament": record})
-        return table
+        return runs.final_results(lambda: PolicyAgent.load(self.dir / MODEL_NAME, self.args.env_id, self.layout),
+                                  self.args.env_id, self.args.final_games, self.args.seed + 1, self.dir)
 
 
 def interrupted_hint(run: Run | None, run_dir: Path) -> str:
     """What was kept of an interrupted run, and the command that continues it."""
-    again = resume_command(command(), run_dir)
+    again = runs.resume_command(command(), run_dir)
     if (run_dir / MODEL_NAME).is_file() and run is not None and run.decisions >= run.args.total_decisions:
         return f"interrupted after training; {run_dir / MODEL_NAME} is saved; play its final tournament with: {again}"
     state = json.loads((run_dir / STATE_NAME).read_text()) if (run_dir / STATE_NAME).is_file() else None
@@ -462,44 +382,28 @@ def interrupted_hint(run: Run | None, run_dir: Path) -> str:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    """Parse ``argv``, check every argument, train, print the final tournament; the exit code."""
-    missing = tyro_missing("train")
-    if missing:
-        print(f"error: {command()} {missing}", file=sys.stderr)
-        return EXIT_FAILURE
-    try:
-        args = resolve(settle_args(argv))
-    except ValueError as error:
-        print(f"error: {error}", file=sys.stderr)
-        return EXIT_USAGE
-    try:
-        require_train_extra()
-    except ImportError as error:
-        print(f"error: {error}", file=sys.stderr)
-        return EXIT_FAILURE
-    run_dir = Path(args.run_dir)
-    run = None
-    try:
+    """Parse ``argv``, check every argument, train, print the final tournament; the exit code
+    (:func:`cardenvs.training.runs.run_command`)."""
+    run: Run | None = None
+
+    def train(args: Args) -> str | None:
+        nonlocal run
         try:
             league = make_league(args)
         except ValueError as error:
-            print(f"error: --league: {error}", file=sys.stderr)
-            return EXIT_USAGE
-        write_run_args(args)
+            raise runs.UsageError(f"--league: {error}") from error
+        runs.write_run_args(args)
         run = Run(args, league)
         if args.resume and not run.resumed:
-            print(f"{run_dir} has no checkpoint yet: starting the run over with its arguments")
+            print(f"{run.dir} has no checkpoint yet: starting the run over with its arguments")
         print(f"training {args.env_id} for {args.total_decisions} decisions in {run.dir}"
               + (f" (resumed at {run.decisions})" if run.resumed else ""))
         run.train()
         print(f"saved {run.dir / MODEL_NAME} after {run.decisions} decisions ({run.wall_seconds():.0f} s)")
-        table = run.final_tournament()
-    except KeyboardInterrupt:
-        print("\n" + interrupted_hint(run, run_dir), file=sys.stderr)
-        return EXIT_INTERRUPTED
-    if table:
-        print(table)
-    return 0
+        return run.final_tournament()
+
+    return runs.run_command(command(), "train", lambda: resolve(settle_args(argv)), NEEDS, train,
+                            lambda args: interrupted_hint(run, Path(args.run_dir)))
 
 
 if __name__ == "__main__":

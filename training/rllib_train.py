@@ -27,10 +27,8 @@ random (``<run-dir>/model.json``). See docs/rllib.md for clusters, their token a
 
 from __future__ import annotations
 
-import dataclasses
 import importlib.util
 import os
-import shlex
 import shutil
 import sys
 import tempfile
@@ -43,25 +41,19 @@ from typing import Annotated, Any, Literal
 if __spec__ is None:  # run by its path: the repository's package is importable from its root
     sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from cardenvs.training.cli import invocation, option, registered_env, shown_default, tyro_missing
-from cardenvs.training.runs import (
-    EXIT_FAILURE,
-    EXIT_INTERRUPTED,
-    EXIT_USAGE,
-    as_flags,
-    check_at_least,
-    check_hidden,
-    check_non_negative,
-    check_positive,
-    check_run_dir,
-    check_unit_interval,
-    final_tournament,
-    flag,
-    resume_command,
-    settle,
-    write_json,
-    write_run_args,
+from cardenvs.training import runs
+from cardenvs.training.cli import (
+    PPO_CHECKS,
+    at_least,
+    check_options,
+    invocation,
+    option,
+    registered_env,
+    resume_note,
+    shown_default,
+    tyro_missing,
 )
+from cardenvs.training.runs import EXIT_FAILURE, EXIT_INTERRUPTED, EXIT_USAGE
 
 import cardenvs
 
@@ -75,9 +67,6 @@ RUNS_DIR = Path("runs") / "rllib"
 CHECKPOINT_DIR = "checkpoint"
 #: the file RLlib writes at the top of every algorithm checkpoint
 CHECKPOINT_MARKER = "rllib_checkpoint.json"
-MODEL_INFO_NAME = "model.json"
-#: the trained module's name in tournaments
-AGENT_NAME = "trained"
 #: options a resumed run may take anew (the others, which define the modules and their training, must match)
 RESUME_MAY_CHANGE = ("iterations", "num_env_runners", "num_envs_per_env_runner", "address", "num_cpus",
                      "checkpoint_every", "final_games")
@@ -97,6 +86,14 @@ PolicyMode = Literal["shared", "per-seat"]
 POLICY_MODES: tuple[str, ...] = typing.get_args(PolicyMode)
 #: the game trained on unless --env-id says otherwise
 DEFAULT_ENV_ID = "slabberjan_v0"
+
+
+#: the checks of the options (those of the optional ones in :data:`OPTIONAL_CHECKS`)
+CHECKS = (at_least(1, "iterations", "num_envs_per_env_runner", "train_batch_size", "minibatch_size", "update_epochs"),
+          at_least(0, "num_env_runners", "checkpoint_every", "final_games"))
+#: the checks of the options that may be None (not checked then)
+OPTIONAL_CHECKS = (*PPO_CHECKS, (("players", "num_cpus"), lambda v: v is None or v >= 1, "at least 1"),
+                   (("seed",), lambda v: v is None or v >= 0, "0 or more"))
 
 
 @dataclass
@@ -165,21 +162,11 @@ class RLlibTrainArgs:
             raise ValueError(f"unknown env id {self.env_id!r}; choose from {', '.join(cardenvs.available_envs())}")
         if self.policy not in POLICY_MODES:
             raise ValueError(f"--policy {self.policy!r} is not allowed; choose from {', '.join(POLICY_MODES)}")
-        check_at_least(self, ("iterations", "num_envs_per_env_runner", "train_batch_size", "minibatch_size",
-                              "update_epochs"), 1)
-        check_at_least(self, ("num_env_runners", "checkpoint_every", "final_games"), 0)
+        check_options(self, CHECKS)
         if self.minibatch_size > self.train_batch_size:
             raise ValueError(f"--minibatch-size ({self.minibatch_size}) must not exceed --train-batch-size "
                              f"({self.train_batch_size})")
-        check_hidden(self.hidden)
-        check_positive(self, ("learning_rate", "clip_coef", "max_grad_norm"))
-        check_unit_interval(self, ("gamma", "gae_lambda"))
-        check_non_negative(self, ("ent_coef", "vf_coef"))
-        for name in ("players", "num_cpus"):
-            if getattr(self, name) is not None:
-                check_at_least(self, (name,), 1)
-        if self.seed is not None:
-            check_at_least(self, ("seed",), 0)
+        check_options(self, OPTIONAL_CHECKS)
         local_cpus = self.num_cpus or os.cpu_count() or 1
         if self.address is None and self.num_env_runners * CPUS_PER_ENV_RUNNER > local_cpus:
             raise ValueError(
@@ -189,7 +176,7 @@ class RLlibTrainArgs:
             )
         if self.address is not None and not self.address.strip():
             raise ValueError("--address must be HOST:PORT, auto or ray://HOST:PORT, not empty")
-        check_run_dir(self.resolved_run_dir)
+        runs.check_run_dir(self.resolved_run_dir)
 
     @property
     def resolved_run_dir(self) -> str:
@@ -215,11 +202,7 @@ def parse_args(argv: Sequence[str] | None = None, defaults: RLlibTrainArgs | Non
         argv: the arguments (default: ``sys.argv[1:]``).
         defaults: the values of the options not given (default: `RLlibTrainArgs`'s own).
     """
-    description = (sys.modules[__name__].__doc__ or "").split("\n\n")[0] + (
-        "\n\nThe run's arguments are stored in <run-dir>/run.json when it starts. A resumed run (--resume, "
-        f"--resume-if-present) uses them; of the options given again only "
-        f"{', '.join(flag(name) for name in RESUME_MAY_CHANGE)} may change, the others must repeat the stored value."
-    )
+    description = (sys.modules[__name__].__doc__ or "").split("\n\n")[0] + "\n\n" + resume_note(RESUME_MAY_CHANGE)
     import tyro
 
     return tyro.cli(RLlibTrainArgs, args=argv, prog=command(), description=description,
@@ -233,10 +216,7 @@ def settle_args(argv: Sequence[str] | None) -> RLlibTrainArgs:
         ValueError: --resume without a run, a new run over an existing one, or an option given anew that a
             resumed run cannot change.
     """
-    given = parse_args(argv)
-    run_dir = Path(given.resolved_run_dir)
-    settled = settle(given, lambda defaults: parse_args(argv, defaults), run_dir, RESUME_MAY_CHANGE)
-    return dataclasses.replace(settled, run_dir=str(run_dir))
+    return runs.settle_command_line(lambda defaults: parse_args(argv, defaults), RUNS_DIR, RESUME_MAY_CHANGE)
 
 
 # ---------------------------------------------------------------------------------------------- RLlib set-up
@@ -467,24 +447,18 @@ def play_final_tournament(args: RLlibTrainArgs) -> str | None:
     """
     from cardenvs.agents.rllib import RLlibAgent
 
-    if args.final_games <= 0 or args.policy != "shared":
+    if args.policy != "shared":
         return None
     env = cardenvs.env(args.env_id, **args.game_params)
-    agent = RLlibAgent.load(checkpoint_path(args), args.env_id, env.layout, num_actions=env.num_actions)
-    agent.name = AGENT_NAME
-    seed = 1 if args.seed is None else args.seed + 1
-    run_dir = Path(args.resolved_run_dir)
-    record, table = final_tournament(args.env_id, agent, args.final_games, seed, run_dir)
-    write_json(run_dir / MODEL_INFO_NAME, {
-        "env_id": args.env_id, "trainer": "training/rllib_train.py", "args": dataclasses.asdict(args),
-        "command": " ".join([command(), *map(shlex.quote, as_flags(args))]), "tournament": record,
-    })
-    return table
+    info = runs.model_info(args, "cardenvs.training.rllib_train", runs.command_line(command(), args))
+    return runs.final_results(
+        lambda: RLlibAgent.load(checkpoint_path(args), args.env_id, env.layout, num_actions=env.num_actions),
+        args.env_id, args.final_games, 1 if args.seed is None else args.seed + 1, Path(args.resolved_run_dir), info)
 
 
 def interrupted_hint(args: RLlibTrainArgs) -> str:
     """What an interrupted run kept, and the command that continues it."""
-    again = resume_command(command(), args.resolved_run_dir)
+    again = runs.resume_command(command(), args.resolved_run_dir)
     if not has_checkpoint(args):
         return f"interrupted before the first checkpoint; start the run over with its arguments: {again}"
     return f"interrupted; continue from the last checkpoint ({checkpoint_path(args)}) with: {again}"
@@ -519,7 +493,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         except (ConnectionError, ValueError, AuthenticationError) as error:
             print(f"rllib_train: {cluster_error(args.address, error)}", file=sys.stderr)
             return EXIT_FAILURE
-        write_run_args(args)
+        runs.write_run_args(args)
         if args.resume and not has_checkpoint(args):
             print(f"{args.run_dir} has no checkpoint yet: starting the run over with its arguments")
         train(args)

@@ -1,5 +1,7 @@
-"""The run shell the training scripts share: a run directory's stored arguments and resuming, the checks of
-their common options, the league's agent specs, evaluation tournaments and the final match table.
+"""The run shell the trainers share (``cardenvs train``, the MaskablePPO and RLlib adapters): a run directory's
+stored arguments and resuming, the checks of their common options, the league's agent specs, files replaced whole,
+evaluation tournaments and their TensorBoard scalars, ``model.json``, the final tournament, timers, and the
+command's shell (its exit codes and one-line messages).
 
 A run directory holds ``run.json`` (the arguments the run was started with) from its first moment, so that
 ``--resume`` continues with them whether or not a checkpoint was written yet. The trainers name their common
@@ -10,15 +12,26 @@ with the option's flag.
 from __future__ import annotations
 
 import dataclasses
+import importlib
 import json
-import math
 import os
 import shlex
+import sys
+import time
 from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any, TypeVar
 
+from cardenvs.training import cli
+from cardenvs.training.cli import flag, shown
+
+import cardenvs
+
 RUN_ARGS_NAME = "run.json"
+#: how the model was trained and its results, beside the model in the run directory
+MODEL_INFO_NAME = "model.json"
+#: the run directory's folder of TensorBoard logs
+TENSORBOARD_DIR = "tb"
 #: options that say how to start, not what the run is
 RESUME_FLAGS = ("resume", "resume_if_present")
 #: the exit codes of the training scripts: a failure (an extra missing, no cluster), a usage error, an interruption
@@ -29,112 +42,39 @@ EXIT_INTERRUPTED = 130
 SNAPSHOTS = "snapshots"
 #: periodic events (snapshots, checkpoints, evaluations) default to this many per run
 EVENTS_PER_RUN = 10
+#: the options whose default is a share of the run (``total_decisions // EVENTS_PER_RUN``)
+PERIODIC_FIELDS = ("snapshot_every", "checkpoint_every", "eval_every")
+#: what ``--help`` shows as the default of a periodic event's interval
+PERIODIC_DEFAULT = f"--total-decisions / {EVENTS_PER_RUN}"
 #: the agents a trained policy meets in its final tournament, each in a match of its own
 FINAL_OPPONENTS = ("heuristic", "random")
 #: the run directory's folder of tournament results files
 TOURNAMENTS_DIR = "tournaments"
+#: the trained agent's name in tournaments
+AGENT_NAME = "trained"
+#: the rule-based agent the periodic evaluations play against
+EVALUATION_OPPONENT = "heuristic"
 
 ArgsT = TypeVar("ArgsT")
 
 
-def flag(name: str) -> str:
-    """A field's command-line option: ``total_decisions`` -> ``--total-decisions``."""
-    return "--" + name.replace("_", "-")
-
-
-def shown(value: Any) -> str:
-    """A value as it is written on the command line."""
-    if isinstance(value, bool):
-        return "on" if value else "off"
-    if isinstance(value, (list, tuple)):
-        return " ".join(map(str, value))
-    return str(value)
-
-
-def check_at_least(args: Any, names: Sequence[str], least: int) -> None:
-    """Raise ValueError, naming the option, for the first of ``names`` whose value is below ``least``.
-
-    Args:
-        args: the arguments dataclass.
-        names: the fields to check.
-        least: the smallest value allowed (0 or 1).
-    """
-    for name in names:
-        value = getattr(args, name)
-        if value < least:
-            raise ValueError(f"{flag(name)} must be {'0 or more' if least == 0 else f'at least {least}'}, got {value}")
-
-
-def check_positive(args: Any, names: Sequence[str]) -> None:
-    """Raise ValueError for the first of ``names`` that is not a finite number above 0 (NaN included).
-
-    Args:
-        args: the arguments dataclass.
-        names: the fields to check.
-    """
-    for name in names:
-        value = getattr(args, name)
-        if not (math.isfinite(value) and value > 0):
-            raise ValueError(f"{flag(name)} must be a positive number, got {value}")
-
-
-def check_non_negative(args: Any, names: Sequence[str]) -> None:
-    """Raise ValueError for the first of ``names`` that is not a finite number of 0 or more (NaN included).
-
-    Args:
-        args: the arguments dataclass.
-        names: the fields to check.
-    """
-    for name in names:
-        value = getattr(args, name)
-        if not (math.isfinite(value) and value >= 0):
-            raise ValueError(f"{flag(name)} must be 0 or more, got {value}")
-
-
-def check_unit_interval(args: Any, names: Sequence[str]) -> None:
-    """Raise ValueError for the first of ``names`` outside [0, 1] (NaN included).
-
-    Args:
-        args: the arguments dataclass.
-        names: the fields to check.
-    """
-    for name in names:
-        value = getattr(args, name)
-        if not 0 <= value <= 1:
-            raise ValueError(f"{flag(name)} must be in [0, 1], got {value}")
-
-
-def check_hidden(hidden: Sequence[int]) -> None:
-    """Raise ValueError unless ``hidden`` (``--hidden``) is one or more positive layer sizes."""
-    if not hidden or min(hidden) < 1:
-        raise ValueError(f"--hidden must be one or more positive layer sizes, got {shown(list(hidden))}")
-
-
-def check_league(league: Sequence[str], max_snapshots: int) -> None:
+def check_league(league: Sequence[str], max_snapshots: int, need_agent: bool = False) -> None:
     """Raise ValueError for a ``--league`` that cannot fill training games.
 
     Each entry is an agent spec (``random``, ``heuristic``, ``trained``, ``ppo:PATH``, ``rllib:PATH``) or
-    :data:`SNAPSHOTS`; a human cannot play training games, a checkpoint must exist, snapshots need room
-    (``max_snapshots`` of at least 1), and the league needs an agent that is there from the first game.
+    :data:`SNAPSHOTS`; a human cannot play training games, a checkpoint must exist, and snapshots need room
+    (``max_snapshots`` of at least 1).
 
     Args:
         league: the ``--league`` entries.
         max_snapshots: the ``--max-snapshots`` option.
+        need_agent: the league needs an agent spec, there from the first game (snapshots come later).
     """
-    from cardenvs.agents.registry import check_spec
-
-    agents = [spec for spec in league if spec != SNAPSHOTS]
-    if not agents:
+    if need_agent and all(spec == SNAPSHOTS for spec in league):
         raise ValueError(f"--league needs at least one agent spec (random, heuristic, ppo:PATH) besides {SNAPSHOTS}")
     if SNAPSHOTS in league and max_snapshots < 1:
         raise ValueError(f"--league {SNAPSHOTS} needs --max-snapshots of at least 1")
-    for spec in agents:
-        check_spec(spec)
-        kind, _, path = spec.partition(":")
-        if kind == "human":
-            raise ValueError("--league: a human cannot play training games; use random, heuristic or ppo:PATH")
-        if kind in ("ppo", "rllib") and not Path(path).exists():
-            raise ValueError(f"--league {spec}: nothing at {path}")
+    cli.check_training_agents("--league", league, others=[SNAPSHOTS])
 
 
 def check_run_dir(run_dir: str) -> None:
@@ -148,6 +88,28 @@ def periodic_default(total: int) -> int:
     return max(1, total // EVENTS_PER_RUN)
 
 
+def resolve(args: ArgsT, runs_dir: Path, checks: Sequence[cli.Rule], need_agent: bool = False) -> ArgsT:
+    """``args`` of a trainer with a league and periodic events, the defaults that depend on others filled in (the
+    periodic events' intervals, the run directory); ValueError for the first setting that cannot work.
+
+    Args:
+        args: the parsed arguments (a dataclass with ``env_id``, ``total_decisions``, ``league``, ``max_snapshots``,
+            ``run_dir`` and the periodic events' ``*_every``).
+        runs_dir: the run directory is ``runs_dir/<env_id>`` unless ``--run-dir`` says otherwise.
+        checks: the checks of the options (:func:`cardenvs.training.cli.check_options`).
+        need_agent: the league needs an agent spec (:func:`check_league`).
+    """
+    if args.env_id not in cardenvs.available_envs():
+        raise ValueError(f"unknown env id {args.env_id!r}; choose from {', '.join(cardenvs.available_envs())}")
+    every = periodic_default(args.total_decisions)
+    filled = dataclasses.replace(args, **{name: every for name in PERIODIC_FIELDS if getattr(args, name) is None})
+    filled.run_dir = filled.run_dir or str(runs_dir / filled.env_id)
+    cli.check_options(filled, checks)
+    check_league(filled.league, filled.max_snapshots, need_agent)
+    check_run_dir(filled.run_dir)
+    return filled
+
+
 def resume_command(command: str, run_dir: Path | str) -> str:
     """The command that continues the run in ``run_dir``, for the messages of an interrupted run.
 
@@ -158,11 +120,37 @@ def resume_command(command: str, run_dir: Path | str) -> str:
     return f"{command} --run-dir {shlex.quote(str(run_dir))} --resume"
 
 
-def write_json(path: Path, data: dict) -> None:
-    """Replace ``path`` whole with ``data`` as JSON (an interruption leaves the old file or the new one)."""
+def save_whole(path: Path, save: Callable[[Path], Any]) -> None:
+    """Replace ``path`` whole with what ``save`` writes to a path beside it (an interruption leaves the old file or
+    the new one, never half of one).
+
+    Args:
+        path: the file to replace.
+        save: writes the new file at the path it is given.
+    """
     partial = path.with_name("partial_" + path.name)
-    partial.write_text(json.dumps(data, indent=2) + "\n")
+    save(partial)
     os.replace(partial, path)
+
+
+def save_checkpoint(path: Path, state: dict[str, Any]) -> None:
+    """Replace the torch checkpoint at ``path`` whole with ``state`` (its folder made if missing)."""
+    import torch
+
+    path.parent.mkdir(parents=True, exist_ok=True)
+    save_whole(path, lambda partial: torch.save(state, partial))
+
+
+def load_checkpoint(path: Path) -> dict[str, Any]:
+    """The state a torch checkpoint at ``path`` holds (:func:`save_checkpoint`), its tensors on the CPU."""
+    import torch
+
+    return torch.load(path, map_location="cpu", weights_only=False)
+
+
+def write_json(path: Path, data: dict) -> None:
+    """Replace ``path`` whole with ``data`` as JSON."""
+    save_whole(path, lambda partial: partial.write_text(json.dumps(data, indent=2) + "\n"))
 
 
 def stored_args(run_dir: Path, args_class: type, legacy: tuple[str, str] | None = None) -> dict[str, Any] | None:
@@ -192,6 +180,7 @@ def settle(
     run_dir: Path,
     may_change: Sequence[str],
     legacy: tuple[str, str] | None = None,
+    game: str = "--env-id",
 ) -> ArgsT:
     """The arguments of this invocation: the command line's (``given``), or those of the run it resumes.
 
@@ -201,6 +190,7 @@ def settle(
         run_dir: the run directory the command line names.
         may_change: the options a resumed run may take anew; the others must repeat the stored value.
         legacy: see :func:`stored_args`.
+        game: how the command line names the game, for the message when it differs from the stored run's.
 
     Raises:
         ValueError: --resume without a run, a new run over an existing one, or an option given anew that a
@@ -220,6 +210,8 @@ def settle(
     # (Compared with the stored run's arguments as the dataclass holds them: it may bring an older form up to date.)
     defaults = type(given)(**stored)
     resumed = parse(defaults)
+    if resumed.env_id != defaults.env_id:
+        raise ValueError(f"{game} cannot change when resuming: the run in {run_dir} trains {defaults.env_id}")
     for name in stored:
         if name in {*may_change, *RESUME_FLAGS, "run_dir"}:
             continue
@@ -231,6 +223,22 @@ def settle(
     return dataclasses.replace(resumed, run_dir=str(run_dir), resume=True, resume_if_present=False)
 
 
+def settle_command_line(parse: Callable[[ArgsT | None], ArgsT], runs_dir: Path, may_change: Sequence[str],
+                        game: str = "--env-id") -> ArgsT:
+    """The arguments of this invocation of a trainer: the command line's, or those of the run it resumes (``run_dir``
+    filled in); see :func:`settle`.
+
+    Args:
+        parse: parses the command line with the given defaults (None: the trainer's own).
+        runs_dir: the run directory is ``runs_dir/<env_id>`` unless ``--run-dir`` says otherwise.
+        may_change: the options a resumed run may take anew.
+        game: how the command line names the game.
+    """
+    given = parse(None)
+    run_dir = Path(given.run_dir) if given.run_dir is not None else runs_dir / given.env_id
+    return dataclasses.replace(settle(given, parse, run_dir, may_change, game=game), run_dir=str(run_dir))
+
+
 def write_run_args(args: Any) -> None:
     """Store a run's arguments in its directory (``args.run_dir``), for --resume."""
     run_dir = Path(args.run_dir)
@@ -239,11 +247,11 @@ def write_run_args(args: Any) -> None:
                                                                                resume_if_present=False)))
 
 
-def as_flags(args: Any) -> list[str]:
-    """The command line that trains a run like ``args`` (how it was started left out)."""
+def as_flags(args: Any, leave_out: Sequence[str] = ()) -> list[str]:
+    """The command line that trains a run like ``args`` (how it was started left out, and the fields ``leave_out``)."""
     flags: list[str] = []
     for spec in dataclasses.fields(args):
-        if spec.name in RESUME_FLAGS:
+        if spec.name in (*RESUME_FLAGS, *leave_out):
             continue
         value = getattr(args, spec.name)
         if isinstance(value, bool):
@@ -287,17 +295,53 @@ def match_table(title: str, rows: dict[str, dict[str, float]]) -> list[str]:
     return lines
 
 
-def evaluation_point(stats: dict, name: str, **progress: float) -> dict[str, float]:
-    """One point of a learning curve: the agent ``name``'s results in a tournament against the rule-based agent.
+def evaluate(env_id: str, agent: Any, games: int, seed: int, run_dir: Path, decisions: int,
+             record: Callable[[dict[str, float]], Any] | None = None, **progress: float) -> dict[str, float]:
+    """A tournament of ``agent`` against the rule-based agent: one point of the learning curve, also recorded as
+    TensorBoard scalars (:func:`evaluation_scalars`).
 
     Args:
-        stats: the tournament's per-agent stats (from :func:`tournament`).
-        name: the evaluated agent's name in ``stats``.
-        progress: how far training was (e.g. ``decisions=...``), stored with the point.
+        env_id: the game.
+        agent: the evaluated agent (an Agent instance, named by its ``name``).
+        games: games of the tournament (at least 1).
+        seed: the tournament's seed.
+        run_dir: the run directory (the results go to ``tournaments/eval_<decisions>.jsonl``).
+        decisions: learner decisions made so far, stored with the point (and the scalars' step).
+        record: records the scalars (default: added to the TensorBoard logs in ``run_dir/tb``).
+        progress: more measures of how far training was (e.g. ``train_seconds``), stored with the point.
     """
-    agent, heuristic = stats[name], stats["heuristic"]
-    return {**progress, "mean_reward": agent.mean_reward, "ci95": agent.ci95, "win_rate": agent.win_rate,
-            "heuristic_mean_reward": heuristic.mean_reward}
+    stats = tournament(env_id, [agent, EVALUATION_OPPONENT], games, seed=seed,
+                       results_path=run_dir / TOURNAMENTS_DIR / f"eval_{decisions}.jsonl")
+    evaluated, opponent = stats[agent.name], stats[EVALUATION_OPPONENT]
+    point = {"decisions": decisions, **progress, "mean_reward": evaluated.mean_reward, "ci95": evaluated.ci95,
+             "win_rate": evaluated.win_rate, "heuristic_mean_reward": opponent.mean_reward}
+    scalars = evaluation_scalars(point)
+    if record is None:
+        write_scalars(run_dir / TENSORBOARD_DIR, decisions, scalars)
+    else:
+        record(scalars)
+    return point
+
+
+def evaluation_scalars(point: dict[str, float]) -> dict[str, float]:
+    """The TensorBoard scalars of one evaluation (from :func:`evaluate`), by name."""
+    return {"eval/mean_reward_vs_heuristic": point["mean_reward"],
+            "eval/reward_minus_heuristic": point["mean_reward"] - point["heuristic_mean_reward"],
+            "eval/win_rate_vs_heuristic": point["win_rate"]}
+
+
+def add_scalars(writer: Any, step: int, scalars: dict[str, float]) -> None:
+    """Add ``scalars`` (name: value) at ``step`` to a TensorBoard ``SummaryWriter``."""
+    for name, value in scalars.items():
+        writer.add_scalar(name, float(value), step)
+
+
+def write_scalars(log_dir: Path, step: int, scalars: dict[str, float]) -> None:
+    """Add ``scalars`` (name: value) at ``step`` to the TensorBoard logs in ``log_dir``."""
+    from torch.utils.tensorboard import SummaryWriter
+
+    with SummaryWriter(str(log_dir)) as writer:
+        add_scalars(writer, step, scalars)
 
 
 def final_tournament(env_id: str, agent: Any, games: int, seed: int, run_dir: Path) -> tuple[dict[str, Any], str]:
@@ -322,3 +366,154 @@ def final_tournament(env_id: str, agent: Any, games: int, seed: int, run_dir: Pa
         matches.append({"agents": [agent.name, other], "results": rows})
         lines += match_table(f"{agent.name} vs {other}", rows)
     return {"games": games, "seed": seed, "matches": matches}, "\n".join(lines)
+
+
+def final_results(load: Callable[[], Any], env_id: str, games: int, seed: int, run_dir: Path,
+                  info: dict[str, Any] | None = None) -> str | None:
+    """The final tournament of a saved model (:func:`final_tournament`), recorded with ``info`` in ``model.json``;
+    the printed table (None, and nothing played or written, when ``games`` is 0).
+
+    Args:
+        load: loads the saved model as an agent (called only when there are games to play).
+        env_id: the game.
+        games: games of each match.
+        seed: the matches' seed.
+        run_dir: the run directory.
+        info: how the model was trained (:func:`model_info`; default: what ``model.json`` holds, written with the
+            model).
+    """
+    if games <= 0:
+        return None
+    if info is None:
+        info = json.loads((run_dir / MODEL_INFO_NAME).read_text())
+    agent = load()
+    agent.name = AGENT_NAME
+    record, table = final_tournament(env_id, agent, games, seed, run_dir)
+    write_json(run_dir / MODEL_INFO_NAME, {**info, "tournament": record})
+    return table
+
+
+def command_line(start: str, args: Any, leave_out: Sequence[str] = ()) -> str:
+    """The command that trains a run like ``args``: ``start`` (how the trainer is started), then the options (but
+    the fields ``leave_out``, e.g. a positional argument already in ``start``)."""
+    return " ".join([start, *map(shlex.quote, as_flags(args, leave_out))])
+
+
+def model_info(args: Any, trainer: str, command: str, packages: Sequence[str] = (), **more: Any) -> dict[str, Any]:
+    """How a model was trained, as ``model.json`` holds it.
+
+    Args:
+        args: the run's arguments (a dataclass with ``env_id``).
+        trainer: the trainer's name.
+        command: the command that trains a run like it (:func:`command_line`).
+        packages: the modules, besides cardenvs, whose versions are recorded.
+        more: the trainer's own entries (decisions made, evaluations, ...).
+    """
+    versions = {"cardenvs": cardenvs.__version__,
+                **{name: importlib.import_module(name).__version__ for name in packages}}
+    return {"env_id": args.env_id, "trainer": trainer, **more, "args": dataclasses.asdict(args), "command": command,
+            "versions": versions}
+
+
+class Timers:
+    """Wall seconds spent per part of a training loop, for the report of where the time goes.
+
+    Args:
+        parts: the parts' names.
+    """
+
+    def __init__(self, parts: Sequence[str]) -> None:
+        self.seconds, self._last = dict.fromkeys(parts, 0.0), time.perf_counter()
+
+    def restart(self) -> None:
+        """Start the next lap now (the time since the last one is no part's)."""
+        self._last = time.perf_counter()
+
+    def lap(self, part: str) -> None:
+        """Count the time since the last lap as ``part``'s."""
+        now = time.perf_counter()
+        self.seconds[part] += now - self._last
+        self._last = now
+
+    def shares(self) -> dict[str, float]:
+        """Each part's share of the time measured."""
+        total = sum(self.seconds.values()) or 1.0
+        return {part: seconds / total for part, seconds in self.seconds.items()}
+
+
+class Progress:
+    """A training loop's progress shown as it goes: a bar of learner decisions and TensorBoard scalars.
+
+    Args:
+        log_dir: the folder of the TensorBoard logs.
+        total: learner decisions of the whole run.
+        done: learner decisions already made (a resumed run's).
+        show: show the bar.
+        label: the bar's label.
+    """
+
+    def __init__(self, log_dir: Path, total: int, done: int, show: bool, label: str) -> None:
+        from torch.utils.tensorboard import SummaryWriter
+        from tqdm.auto import tqdm
+
+        self.writer = SummaryWriter(str(log_dir))
+        self.bar = tqdm(total=total, initial=min(done, total), unit="dec", disable=not show, dynamic_ncols=True,
+                        desc=label)
+
+    def update(self, made: int, decisions: int, scalars: dict[str, float]) -> None:
+        """After an update: ``made`` more decisions (``decisions`` in all, the scalars' step) and its ``scalars``."""
+        self.bar.update(min(made, max(0, self.bar.total - self.bar.n)))
+        add_scalars(self.writer, decisions, scalars)
+
+    def close(self) -> None:
+        """Close the bar and the logs."""
+        self.bar.close()
+        self.writer.close()
+
+
+class UsageError(ValueError):
+    """An argument found not to work only once the run starts (e.g. a league checkpoint of another game)."""
+
+
+def run_command(prog: str, extra: str, settle: Callable[[], ArgsT], needs: Sequence[str],
+                train: Callable[[ArgsT], str | None], interrupted: Callable[[ArgsT], str]) -> int:
+    """The shell of a training command; its exit code. Before anything starts, a missing extra or an argument
+    that is not allowed ends it with a one-line message (:data:`EXIT_FAILURE`, :data:`EXIT_USAGE`); an
+    interruption prints what was kept and how to go on (:data:`EXIT_INTERRUPTED`); a finished run prints its
+    final table.
+
+    Args:
+        prog: how the command was started, for the messages.
+        extra: the optional-dependency group of pyproject.toml the command needs (``train``, ``rllib``).
+        settle: the checked arguments of this invocation; ValueError for one that is not allowed.
+        needs: the modules of the extra the run imports, checked before it starts.
+        train: the run; its final table (None: none). A `UsageError` it raises is a usage error.
+        interrupted: what an interrupted run kept and the command that continues it.
+    """
+    missing = cli.tyro_missing(extra)
+    if missing:
+        print(f"error: {prog} {missing}", file=sys.stderr)
+        return EXIT_FAILURE
+    try:
+        args = settle()
+    except ValueError as error:
+        print(f"error: {error}", file=sys.stderr)
+        return EXIT_USAGE
+    try:
+        for module in needs:
+            importlib.import_module(module)
+    except ImportError as error:
+        print(f"error: {prog} needs the '{extra}' extra ({error.name or error} cannot be imported); install it "
+              f"with: pip install \"cardenvs[{extra}]\"", file=sys.stderr)
+        return EXIT_FAILURE
+    try:
+        table = train(args)
+    except UsageError as error:
+        print(f"error: {error}", file=sys.stderr)
+        return EXIT_USAGE
+    except KeyboardInterrupt:
+        print("\n" + interrupted(args), file=sys.stderr)
+        return EXIT_INTERRUPTED
+    if table:
+        print(table)
+    return 0

@@ -1,18 +1,12 @@
 """Self-play PPO on the batched env: one shared policy plays every seat of thousands of games, and every seat learns.
 
-``cardenvs train GAME [options]`` (or ``python -m cardenvs.training.selfplay GAME``) trains by GAME's recipe
-(:mod:`cardenvs.training.recipes`: its defaults of the options below and the extensions it needs). Top to bottom:
-the options and their checks (a bad one: a one-line message, exit code 2); the rollout (``--num-envs`` games in
-lockstep, a ``--league-share`` of them with a league opponent on one side of the table, seats ``s % 2``); the
-per-seat credit (a reward reaching a seat on any step goes to its latest decision; ``--truncation-reward`` to
-each learning seat of a game cut short, so that a learner does not learn to stall) and GAE along each seat's
-chain of decisions; the clipped PPO update on ``--device``; the league of fixed agents and snapshots; checkpoint
-and resume (``run.json``); periodic evaluation against the rule-based agent; the final tournament; ``main``.
-
-A recipe's extensions plug in at three points: shaping (:mod:`cardenvs.training.shaping`) changes the rewards
-before GAE; an auxiliary task (:mod:`cardenvs.training.auxiliary`) records a target with each decision, adds a
-head to the network and a term to the loss; carried open chains (:mod:`cardenvs.training.open_chains`) keep a
-buffer row per seat for a decision that waits for the next rollout.
+``cardenvs train GAME [options]`` trains by GAME's recipe (:mod:`~cardenvs.training.recipes`). Top to bottom: the
+options; the rollout (``--num-envs`` games in lockstep, a ``--league-share`` of them with a league opponent on one
+side of the table); the per-seat credit (a reward goes to the seat's latest decision) and GAE along each seat's chain
+of decisions; the clipped PPO update on ``--device``; the league of fixed agents and snapshots; checkpoint and resume.
+A recipe's extensions (``shaping``: rewards before GAE; ``auxiliary``: a head and a loss term; ``open_chains``:
+decisions that wait for the next rollout), the run shell (``runs``) and the command line (``cli``) are modules of
+:mod:`cardenvs.training`.
 """
 
 from __future__ import annotations
@@ -23,8 +17,6 @@ os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")  # idle OpenMP threads (numb
 
 import copy
 import dataclasses
-import math
-import shlex
 import sys
 import time
 from collections.abc import Sequence
@@ -46,14 +38,11 @@ import cardenvs
 
 PROG = "cardenvs train"
 RUNS_DIR = Path("runs") / "selfplay"
-CHECKPOINT_NAME, MODEL_NAME, MODEL_INFO_NAME, TENSORBOARD_DIR = "checkpoint.pt", "model.pt", "model.json", "tb"
-#: options a resumed run may take anew (the others must repeat the stored value)
-RESUME_MAY_CHANGE = ("total_decisions", "minutes", "checkpoint_every", "eval_every", "eval_games", "final_games",
-                     "torch_threads", "device", "progress_bar")
-EVENTS_PER_RUN = 10  # a snapshot, a checkpoint and an evaluation this many times per run by default
-SNAPSHOTS = "snapshots"  # the league entry that stands for the frozen snapshots of the policy
-EXIT_FAILURE, EXIT_USAGE, EXIT_INTERRUPTED = 1, 2, 130
-EVERY = cli.shown_default("--total-decisions / 10", "INT")
+CHECKPOINT_NAME, MODEL_NAME = "checkpoint.pt", "model.pt"
+#: the parts of the loop whose time is measured
+TIME_PARTS = ("env", "opponents", "forward", "bookkeeping", "update")
+#: the trainer's state a checkpoint keeps besides the network, the optimizer, the random generator and the timers
+RUN_STATE = ("decisions", "updates", "train_seconds", "evaluations", "last", "snapshots")
 
 
 @dataclass
@@ -88,19 +77,19 @@ class Args:
     """gradients are clipped to this global norm"""
     hidden: list[int] = field(default_factory=lambda: [256, 256])
     """hidden layer sizes of the network's trunk"""
-    league: list[str] = field(default_factory=lambda: ["heuristic", "random", SNAPSHOTS])
+    league: list[str] = field(default_factory=lambda: ["heuristic", "random", runs.SNAPSHOTS])
     """who sits at the other seats of league games: agent specs (random, heuristic, ppo:PATH) and 'snapshots'"""
     league_share: float = 0.5
     """share of the games with league opponents, in [0, 1] (the rest: every seat learns)"""
-    snapshot_every: Annotated[int | None, EVERY] = None
+    snapshot_every: Annotated[int | None, cli.shown_default(runs.PERIODIC_DEFAULT, "INT")] = None
     """learner decisions between two snapshots of the policy"""
     max_snapshots: int = 5
     """snapshots kept in the league (the oldest leaves first)"""
     truncation_reward: float = 0.0
     """training reward of each learning seat of a game cut short by its step limit (the game's own is 0)"""
-    checkpoint_every: Annotated[int | None, EVERY] = None
+    checkpoint_every: Annotated[int | None, cli.shown_default(runs.PERIODIC_DEFAULT, "INT")] = None
     """learner decisions between two checkpoints"""
-    eval_every: Annotated[int | None, EVERY] = None
+    eval_every: Annotated[int | None, cli.shown_default(runs.PERIODIC_DEFAULT, "INT")] = None
     """learner decisions between two tournaments against the rule-based agent (0: never)"""
     eval_games: int = 400
     """games per periodic tournament"""
@@ -130,88 +119,7 @@ class Run(Args):
     """the game to train on, by its recipe"""
 
 
-#: the checks of the options: (fields, test of a value, what a value must be)
-CHECKS = (
-    (("total_decisions", "num_envs", "num_steps", "minibatch_size", "update_epochs", "torch_threads",
-      "snapshot_every", "checkpoint_every"), lambda v: v >= 1, "at least 1"),
-    (("eval_every", "eval_games", "final_games", "max_snapshots"), lambda v: v >= 0, "0 or more"),
-    (("seed",), lambda v: 0 <= v < 2**63, "in [0, 2**63)"),
-    (("learning_rate", "clip_coef", "max_grad_norm"), lambda v: math.isfinite(v) and v > 0, "a positive number"),
-    (("truncation_reward",), math.isfinite, "a finite number"),
-    (("gamma", "gae_lambda", "league_share"), lambda v: 0 <= v <= 1, "in [0, 1]"),
-    (("ent_coef", "vf_coef", "minutes"), lambda v: math.isfinite(v) and v >= 0, "0 or more"),
-    (("hidden",), lambda v: bool(v) and min(v) >= 1, "one or more positive layer sizes"),
-)
-
-
-def parse_args(argv: Sequence[str], defaults: Run | None = None, prog: str = PROG) -> Run:
-    """The command line ``GAME [options]`` as a `Run`, with GAME's recipe (or ``defaults``) as the defaults; a
-    malformed one exits with tyro's message and code 2."""
-    import tyro
-
-    description = (f"Self-play PPO on a cardenvs game (GAME: {', '.join(cardenvs.available_envs())}) by its recipe, "
-                   "whose defaults --help shows when GAME is given: every seat of every game learns. Of the options "
-                   f"of a resumed run only {', '.join(runs.flag(n) for n in RESUME_MAY_CHANGE)} may change.")
-
-    def parse(game: str | None) -> Run:
-        return tyro.cli(Run, args=list(argv), prog=f"{prog} {game}" if game else prog, description=description,
-                        default=defaults or Run(env_id=tyro.MISSING, **recipe(game).defaults))
-
-    guess = next((arg for arg in argv if arg in cardenvs.available_envs()), None)
-    run = parse(guess)
-    return run if defaults or run.env_id == guess else parse(run.env_id)  # an option's value named a game first
-
-
-def settle_args(argv: Sequence[str], prog: str = PROG) -> Run:
-    """The arguments of this invocation: the command line's, or those of the run it resumes."""
-    given = parse_args(argv, prog=prog)
-    run_dir = Path(given.run_dir) if given.run_dir is not None else RUNS_DIR / given.env_id
-    stored = runs.stored_args(run_dir, Run) or {}
-    if stored.get("env_id", given.env_id) != given.env_id and (given.resume or given.resume_if_present):
-        raise ValueError(f"GAME cannot change when resuming: the run in {run_dir} trains {stored['env_id']}")
-    return runs.settle(given, lambda defaults: parse_args(argv, defaults, prog), run_dir, RESUME_MAY_CHANGE)
-
-
-def resolve(args: Run) -> Run:
-    """``args`` with the defaults that depend on others filled in; ValueError for a setting that cannot work."""
-    if args.env_id not in cardenvs.available_envs():
-        raise ValueError(f"unknown env id {args.env_id!r}; choose from {', '.join(cardenvs.available_envs())}")
-    every = max(1, args.total_decisions // EVENTS_PER_RUN)
-    filled = dataclasses.replace(args, **{name: every for name in ("snapshot_every", "checkpoint_every", "eval_every")
-                                          if getattr(args, name) is None})
-    filled.run_dir = filled.run_dir or str(RUNS_DIR / filled.env_id)
-    cli.check_options(filled, CHECKS)
-    cli.torch_device(filled.device)
-    if filled.league_share > 0 and not filled.league:
-        raise ValueError("--league needs at least one entry while --league-share is above 0")
-    if SNAPSHOTS in filled.league and filled.max_snapshots == 0:
-        raise ValueError(f"--league {SNAPSHOTS} needs --max-snapshots of at least 1")
-    cli.check_training_agents("--league", filled.league, others=[SNAPSHOTS])
-    if Path(filled.run_dir).exists() and not Path(filled.run_dir).is_dir():
-        raise ValueError(f"--run-dir {filled.run_dir} is a file, not a directory")
-    return filled
-
-
 # ---------------------------------------------------------------------------------------------- the trainer
-class Timers:
-    """Wall seconds spent per part of the loop, for the report of where the time goes."""
-
-    PARTS = ("env", "opponents", "forward", "bookkeeping", "update")
-
-    def __init__(self) -> None:
-        self.seconds, self._last = dict.fromkeys(self.PARTS, 0.0), time.perf_counter()
-
-    def lap(self, part: str) -> None:
-        now = time.perf_counter()
-        self.seconds[part] += now - self._last
-        self._last = now
-
-    def shares(self) -> dict[str, float]:
-        """Each part's share of the time measured."""
-        total = sum(self.seconds.values()) or 1.0
-        return {part: seconds / total for part, seconds in self.seconds.items()}
-
-
 class Rollout:
     """The rollout buffer ``[rows, N, ...]``: per row (the carry rows, then a step) and game, a learner decision."""
 
@@ -257,14 +165,20 @@ class Trainer:
         self.network = self.new_network().to(self.device)
         self.optimizer = th.optim.Adam(self.network.parameters(), lr=args.learning_rate, eps=1e-5)
         self.fixed = {spec: make_agent(spec, args.env_id, self.layout, seed=args.seed + k)
-                      for k, spec in enumerate(args.league) if spec != SNAPSHOTS}
+                      for k, spec in enumerate(args.league) if spec != runs.SNAPSHOTS}
         self.snapshots: list[tuple[int, dict]] = []  # (decisions when taken, network weights on the CPU)
         self.decisions, self.updates, self.train_seconds, self.evaluations = 0, 0, 0.0, []
         self.last = {"snapshot": 0, "checkpoint": 0, "evaluation": 0}
-        self.rng, self.timers = np.random.default_rng(args.seed), Timers()
+        self.rng, self.timers = np.random.default_rng(args.seed), runs.Timers(TIME_PARTS)
         self.resumed = (self.dir / CHECKPOINT_NAME).is_file() and args.resume
-        if self.resumed:
-            self._load_checkpoint()
+        if self.resumed:  # the run goes on from its checkpoint
+            saved = runs.load_checkpoint(self.dir / CHECKPOINT_NAME)
+            self.network.load_state_dict(saved["network"])
+            self.optimizer.load_state_dict(saved["optimizer"])  # its moments move to the parameters' device
+            self.rng.bit_generator.state = saved["rng"]
+            self.timers.seconds.update(saved["timers"])
+            for name in RUN_STATE:
+                setattr(self, name, saved[name])
 
     def new_network(self):
         """A freshly initialised network of this run's shape, on the CPU."""
@@ -280,15 +194,15 @@ class Trainer:
 
         agents, entries = [], []
         for spec in self.args.league:
-            if spec != SNAPSHOTS:
+            if spec != runs.SNAPSHOTS:
                 agents.append(self.fixed[spec])
                 entries.append(spec)
-            for decisions, weights in self.snapshots if spec == SNAPSHOTS else []:
+            for decisions, weights in self.snapshots if spec == runs.SNAPSHOTS else []:
                 network = self.new_network()
                 network.load_state_dict(weights)
                 agents.append(SelfPlayAgent(network, deterministic=False, name=f"snapshot_{decisions}",
                                             seed=self.args.seed + decisions))
-                entries.append(SNAPSHOTS)
+                entries.append(runs.SNAPSHOTS)
         return agents, entries
 
     def draw_seating(self, rows: np.ndarray, learner: np.ndarray, opponent: np.ndarray, entries: list[str]) -> None:
@@ -315,15 +229,12 @@ class Trainer:
         """Learn until the budget (decisions or minutes) is spent, with the periodic events; then save the model."""
         import torch as th
         from cardenvs.agents.base import act_on_rows
-        from torch.utils.tensorboard import SummaryWriter
-        from tqdm.auto import tqdm
 
         args, venv, device, n, carry = self.args, self.venv, self.device, self.args.num_envs, self.carry
         rows, aux_size = np.arange(n), self.aux.size if self.aux else 0
         buffer = Rollout(carry + args.num_steps, n, self.layout.size, venv.num_actions, aux_size)
-        writer = SummaryWriter(str(self.dir / TENSORBOARD_DIR))
-        bar = tqdm(total=args.total_decisions, initial=min(self.decisions, args.total_decisions), unit="dec",
-                   disable=not args.progress_bar, dynamic_ncols=True, desc=args.env_id)
+        progress = runs.Progress(self.dir / runs.TENSORBOARD_DIR, args.total_decisions, self.decisions,
+                                 args.progress_bar, args.env_id)
         obs, masks, current = venv.reset(seed=cardenvs.game_seed(args.seed, self.updates))  # a resumed run: new games
         league, entries = self.league_agents()
         learner, opponent = np.zeros((n, self.num_players), bool), np.full(n, -1)
@@ -331,7 +242,8 @@ class Trainer:
         last_decision = np.full((n, self.num_players), -1)  # buffer row of each seat's latest decision (-1: none)
         returns = np.zeros((n, self.num_players), np.float32)  # each seat's reward so far in its game, for the logs
         actions, finished = np.zeros(n, np.int64), {}  # finished: league entry -> learner returns, for the logs
-        started, self.timers = time.monotonic() - self.train_seconds, Timers()
+        started = time.monotonic() - self.train_seconds
+        self.timers.restart()  # the time shares go on over every session of the run
         while not self.budget_spent(started):
             carried_games, carried_seats = open_chains.carry_over(buffer.kept(), last_decision, carry)
             buffer.valid[:] = False
@@ -372,9 +284,11 @@ class Trainer:
             made = int(buffer.valid[carry:].sum())
             self.decisions, self.updates = self.decisions + made, self.updates + 1
             self.train_seconds = time.monotonic() - started
-            bar.update(min(made, max(0, args.total_decisions - bar.n)))
-            self.log(writer, {**stats, "decisions_per_second": self.decisions / max(self.train_seconds, 1e-9)},
-                     finished)
+            progress.update(made, self.decisions, {  # the update's, the learners' returns, the time shares
+                **{f"train/{name}": value for name, value in stats.items()},
+                "train/decisions_per_second": self.decisions / max(self.train_seconds, 1e-9),
+                **{f"games/return_vs_{name}": np.mean(returns) for name, returns in finished.items()},
+                **{f"time/{part}_share": share for part, share in self.timers.shares().items()}})
             finished, paused = {}, time.monotonic()
             if self.periodic_events():
                 league, entries = self.league_agents()
@@ -382,8 +296,7 @@ class Trainer:
                 last_decision[:], returns[:] = -1, 0
             started += time.monotonic() - paused  # events are not training time
             self.timers.lap("bookkeeping")
-        bar.close()
-        writer.close()
+        progress.close()
         self.checkpoint()
         self.save_model()
 
@@ -499,89 +412,38 @@ class Trainer:
                 loss.backward()
                 th.nn.utils.clip_grad_norm_(self.network.parameters(), args.max_grad_norm)
                 self.optimizer.step()
-                totals["policy_loss"] += policy_loss.item()
-                totals["value_loss"] += value_loss.item()
-                totals["entropy"] += entropy.item()
+                for name, value in (("policy_loss", policy_loss), ("value_loss", value_loss), ("entropy", entropy)):
+                    totals[name] += value.item()
                 totals["clip_fraction"] += float(((ratio - 1).abs() > args.clip_coef).float().mean())
                 batches += 1
         return {name: total / max(batches, 1) for name, total in totals.items()}
 
     # ------------------------------------------------------------------ events, files
-    def log(self, writer, stats: dict[str, float], finished: dict[str, list[float]]) -> None:
-        """TensorBoard scalars: the update's ``stats``, the learners' returns per league entry, the time shares."""
-        for name, value in [*[(f"train/{name}", value) for name, value in stats.items()],
-                            *[(f"games/return_vs_{name}", np.mean(r)) for name, r in finished.items()],
-                            *[(f"time/{part}_share", share) for part, share in self.timers.shares().items()]]:
-            writer.add_scalar(name, float(value), self.decisions)
-
     def periodic_events(self) -> bool:
-        """Snapshot, evaluate, checkpoint when due; True when the league changed."""
+        """Snapshot, evaluate (a point of the learning curve), checkpoint when due; True when the league changed."""
+        from cardenvs.agents.selfplay import SelfPlayAgent
+
         args, changed = self.args, False
-        if SNAPSHOTS in args.league and self.decisions - self.last["snapshot"] >= args.snapshot_every:
+        if runs.SNAPSHOTS in args.league and self.decisions - self.last["snapshot"] >= args.snapshot_every:
             weights = {name: tensor.detach().cpu().clone() for name, tensor in self.network.state_dict().items()}
             self.snapshots = [*self.snapshots, (self.decisions, weights)][-args.max_snapshots:]
             self.last["snapshot"], changed = self.decisions, True
         if args.eval_every and args.eval_games and self.decisions - self.last["evaluation"] >= args.eval_every:
-            self.evaluate()
+            agent = SelfPlayAgent(copy.deepcopy(self.network).cpu(), name=runs.AGENT_NAME)  # a copy: training goes on
+            self.evaluations.append(runs.evaluate(args.env_id, agent, args.eval_games, args.seed + self.decisions,
+                                                  self.dir, self.decisions, train_seconds=round(self.train_seconds, 1)))
+            self.last["evaluation"] = self.decisions
         if self.decisions - self.last["checkpoint"] >= args.checkpoint_every:
             self.checkpoint()
         return changed
 
-    def evaluate(self) -> None:
-        """A tournament of the policy against the rule-based agent: one point of the learning curve."""
-        from cardenvs.agents.selfplay import SelfPlayAgent
-        from torch.utils.tensorboard import SummaryWriter
-
-        agent = SelfPlayAgent(copy.deepcopy(self.network).cpu(), name="trained")  # a copy: training goes on
-        stats = runs.tournament(self.args.env_id, [agent, "heuristic"], self.args.eval_games,
-                                seed=self.args.seed + self.decisions,
-                                results_path=self.dir / "tournaments" / f"eval_{self.decisions}.jsonl")
-        trained = stats["trained"]
-        self.evaluations.append({"decisions": self.decisions, "train_seconds": round(self.train_seconds, 1),
-                                 "mean_reward": trained.mean_reward, "ci95": trained.ci95, "win_rate": trained.win_rate,
-                                 "heuristic_mean_reward": stats["heuristic"].mean_reward})
-        self.last["evaluation"] = self.decisions
-        with SummaryWriter(str(self.dir / TENSORBOARD_DIR)) as writer:
-            writer.add_scalar("eval/mean_reward_vs_heuristic", trained.mean_reward, self.decisions)
-            writer.add_scalar("eval/win_rate_vs_heuristic", trained.win_rate, self.decisions)
-
     def checkpoint(self) -> None:
         """Everything the run needs to go on, replaced whole (an interruption leaves the old one)."""
-        import torch as th
-
-        self.dir.mkdir(parents=True, exist_ok=True)
-        partial = self.dir / ("partial_" + CHECKPOINT_NAME)
-        th.save({"network": self.network.state_dict(), "optimizer": self.optimizer.state_dict(),
-                 "decisions": self.decisions, "updates": self.updates, "train_seconds": self.train_seconds,
-                 "evaluations": self.evaluations, "last": self.last, "snapshots": self.snapshots,
-                 "rng": self.rng.bit_generator.state, "timers": self.timers.seconds}, partial)
-        os.replace(partial, self.dir / CHECKPOINT_NAME)
+        runs.save_checkpoint(self.dir / CHECKPOINT_NAME, {
+            "network": self.network.state_dict(), "optimizer": self.optimizer.state_dict(),
+            "rng": self.rng.bit_generator.state, "timers": self.timers.seconds,
+            **{name: getattr(self, name) for name in RUN_STATE}})
         self.last["checkpoint"] = self.decisions
-
-    def _load_checkpoint(self) -> None:
-        import torch as th
-
-        saved = th.load(self.dir / CHECKPOINT_NAME, map_location="cpu", weights_only=False)
-        self.network.load_state_dict(saved["network"])
-        self.optimizer.load_state_dict(saved["optimizer"])  # its moments move to the parameters' device
-        self.decisions, self.updates, self.train_seconds = saved["decisions"], saved["updates"], saved["train_seconds"]
-        self.evaluations, self.last, self.snapshots = saved["evaluations"], saved["last"], saved["snapshots"]
-        self.rng.bit_generator.state = saved["rng"]
-        self.timers.seconds.update(saved["timers"])
-
-    def info(self, **more: Any) -> dict[str, Any]:
-        """How the model was trained (what model.json holds), and ``more``."""
-        import torch as th
-
-        options = Args(**{spec.name: getattr(self.args, spec.name) for spec in dataclasses.fields(Args)})
-        return {"env_id": self.args.env_id, "trainer": PROG, "decisions": self.decisions,
-                "train_seconds": round(self.train_seconds, 1),
-                "decisions_per_second": round(self.decisions / max(self.train_seconds, 1e-9)),
-                "time_shares": {part: round(share, 3) for part, share in self.timers.shares().items()},
-                "args": dataclasses.asdict(self.args), "recipe": self.recipe.extensions(),
-                "command": " ".join([PROG, self.args.env_id, *map(shlex.quote, runs.as_flags(options))]),
-                "evaluations": self.evaluations, "device": str(self.device),
-                "versions": {"cardenvs": cardenvs.__version__, "torch": th.__version__}, **more}
 
     def save_model(self) -> None:
         """The network alone (``model.pt``, small, on the CPU) and how it was trained (``model.json``)."""
@@ -591,66 +453,17 @@ class Trainer:
             "env_id": self.args.env_id, "params": dataclasses.asdict(self.venv.params),
             "observation_size": self.layout.size, "num_actions": self.venv.num_actions, "num_players": self.num_players,
             "hidden": list(self.args.hidden), "aux_to_policy": bool(self.network.aux_to_policy)})
-        runs.write_json(self.dir / MODEL_INFO_NAME, self.info())
-
-    def final_tournament(self) -> str | None:
-        """The trained agent against the rule-based agent and against random, each a duplicate-deal match."""
-        from cardenvs.agents.selfplay import SelfPlayAgent
-
-        if self.args.final_games <= 0:
-            return None
-        agent = SelfPlayAgent.load(self.dir / MODEL_NAME, self.args.env_id, self.layout, self.venv.num_actions)
-        agent.name, seed, matches = "trained", self.args.seed + 1, []
-        lines = [f"{self.args.env_id}: {self.args.final_games} games per match, seed {seed}"]
-        for other in ("heuristic", "random"):
-            path = self.dir / "tournaments" / f"final_{other}.jsonl"
-            path.unlink(missing_ok=True)  # the model was just saved: always a fresh tournament
-            stats = runs.tournament(self.args.env_id, [agent, other], self.args.final_games, seed, results_path=path)
-            matches.append({"agents": ["trained", other], "results": runs.match_rows(stats)})
-            lines += runs.match_table("trained vs " + other, matches[-1]["results"])
-        tournament = {"games": self.args.final_games, "seed": seed, "matches": matches}
-        runs.write_json(self.dir / MODEL_INFO_NAME, self.info(tournament=tournament))
-        return "\n".join(lines)
+        runs.write_json(self.dir / runs.MODEL_INFO_NAME, runs.model_info(
+            self.args, PROG, runs.command_line(f"{PROG} {self.args.env_id}", self.args, leave_out=("env_id",)),
+            ("torch",), decisions=self.decisions, train_seconds=round(self.train_seconds, 1),
+            decisions_per_second=round(self.decisions / max(self.train_seconds, 1e-9)),
+            time_shares={part: round(share, 3) for part, share in self.timers.shares().items()},
+            recipe=self.recipe.extensions(), evaluations=self.evaluations, device=str(self.device)))
 
 
 def main(argv: Sequence[str] | None = None, prog: str = PROG) -> int:
-    """Parse ``argv`` (``GAME [options]``; default: the process's), check every argument, train, print the final
-    tournament; the exit code. ``prog``: how the command was started, for ``--help`` and the messages."""
-    missing = cli.tyro_missing("train")
-    if missing:
-        print(f"error: {prog} {missing}", file=sys.stderr)
-        return EXIT_FAILURE
-    try:
-        args = resolve(settle_args(sys.argv[1:] if argv is None else argv, prog))
-    except ValueError as error:
-        print(f"error: {error}", file=sys.stderr)
-        return EXIT_USAGE
-    try:
-        import torch  # noqa: F401
-    except ImportError:
-        print(f"error: {prog} needs the 'train' extra (torch); install it with: pip install \"cardenvs[train]\"",
-              file=sys.stderr)
-        return EXIT_FAILURE
-    trainer = None
-    try:
-        runs.write_run_args(args)
-        trainer = Trainer(args)
-        budget = f"{args.total_decisions} decisions" + (f" or {args.minutes:g} minutes" if args.minutes else "")
-        print(f"training {args.env_id} for {budget} in {trainer.dir} on {trainer.device}"
-              + (f" (resumed at {trainer.decisions})" if trainer.resumed else ""))
-        trainer.train()
-        print(f"saved {trainer.dir / MODEL_NAME} after {trainer.decisions} decisions "
-              f"({trainer.train_seconds:.0f} s, {trainer.decisions / max(trainer.train_seconds, 1e-9):,.0f}/s)")
-        table = trainer.final_tournament()
-    except KeyboardInterrupt:
-        if trainer is not None:
-            trainer.checkpoint()
-        print(f"\ninterrupted at {trainer.decisions if trainer else 0} decisions; continue with: {prog} "
-              f"{args.env_id} --run-dir {shlex.quote(args.run_dir)} --resume", file=sys.stderr)
-        return EXIT_INTERRUPTED
-    if table:
-        print(table)
-    return 0
+    """``cardenvs train GAME [options]``: :func:`cardenvs.training.cli.train` (default ``argv``: the process's)."""
+    return cli.train(sys.argv[1:] if argv is None else argv, prog)
 
 
 if __name__ == "__main__":

@@ -5,7 +5,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 import pytest
-from cardenvs.training import selfplay
+from cardenvs.training import cli, selfplay
 
 #: the game of the tiny runs
 TINY_GAME = "slabberjan_v0"
@@ -27,6 +27,7 @@ def tiny_args(tmp_path: Path) -> Callable[..., selfplay.Run]:
 
     def make(*options: str, run_dir: Path | None = None) -> selfplay.Run:
         run_dir = run_dir or tmp_path / "run"
-        return selfplay.resolve(selfplay.parse_args([TINY_GAME, *TINY_OPTIONS, "--run-dir", str(run_dir), *options]))
+        argv = [TINY_GAME, *TINY_OPTIONS, "--run-dir", str(run_dir), *options]
+        return cli.resolve_train_args(cli.parse_train_args(argv))
 
     return make

@@ -13,7 +13,7 @@ import sys
 from pathlib import Path
 
 import pytest
-from cardenvs.training import ppo, rllib_train
+from cardenvs.training import ppo, rllib_train, runs
 
 import cardenvs
 
@@ -126,7 +126,7 @@ def test_ppo_help_shows_the_defaults_that_depend_on_other_options(capsys):
         ppo.parse_args(["--help"])
     text = help_words(capsys.readouterr().out)
     assert "(default: heuristic random snapshots)" in text and "(default: runs/ppo/<env-id>)" in text
-    assert text.count("(default: --total-decisions / 10)") == len(ppo.PERIODIC_FIELDS)
+    assert text.count("(default: --total-decisions / 10)") == len(runs.PERIODIC_FIELDS)
 
 
 @pytest.mark.parametrize("script", list(SCRIPTS))
@@ -139,7 +139,7 @@ def test_each_script_runs_by_its_path_from_another_directory(script, tmp_path):
 def test_ppo_by_its_path_checks_its_arguments_with_the_repository_s_agents(tmp_path):
     done = run_script("training/ppo.py", "--league", "nobody", "--run-dir", str(tmp_path / "run"), cwd=tmp_path,
                       as_module=False)
-    assert done.returncode == ppo.EXIT_USAGE
+    assert done.returncode == runs.EXIT_USAGE
     assert done.stderr.startswith("error: ") and "unknown agent 'nobody'" in done.stderr
     assert done.stderr.count("\n") == 1 and not (tmp_path / "run").exists()
 

@@ -6,7 +6,7 @@ import json
 import numpy as np
 import pytest
 from cardenvs.agents.selfplay import SelfPlayAgent, load_model
-from cardenvs.training import open_chains, selfplay
+from cardenvs.training import open_chains, runs, selfplay
 from cardenvs.training.recipes import Recipe
 
 import cardenvs
@@ -61,7 +61,7 @@ def test_an_open_end_gets_no_advantage_and_its_predecessor_bootstraps_on_its_sto
 def test_a_run_that_carries_open_chains_counts_only_new_decisions_and_saves_a_playable_model(tiny_args, tmp_path):
     trainer = selfplay.Trainer(tiny_args("--total-decisions", "200"), CARRIED)
     trainer.train()
-    info = json.loads((tmp_path / "run" / selfplay.MODEL_INFO_NAME).read_text())
+    info = json.loads((tmp_path / "run" / runs.MODEL_INFO_NAME).read_text())
     assert 200 <= info["decisions"] < 200 + 8 * 8  # one rollout at most past the budget: carried rows not recounted
     assert info["recipe"]["carry_open_chains"]
     network, _ = load_model(tmp_path / "run" / selfplay.MODEL_NAME)

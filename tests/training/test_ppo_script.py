@@ -13,7 +13,7 @@ import pytest
 import torch
 from cardenvs.agents.ppo import PolicyAgent
 from cardenvs.agents.registry import make_agent
-from cardenvs.training import ppo
+from cardenvs.training import ppo, runs
 from cardenvs.training.runs import RUN_ARGS_NAME
 
 import cardenvs
@@ -41,7 +41,7 @@ def test_a_tiny_run_saves_model_checkpoint_pool_and_logs(finished_run):
     assert state["decisions"] == 256
     assert state["snapshots"] and all((finished_run / ppo.POOL_DIR / name).is_file() for name in state["snapshots"])
     assert list((finished_run / "tb").rglob("events.out.tfevents.*"))
-    info = json.loads((finished_run / ppo.MODEL_INFO_NAME).read_text())
+    info = json.loads((finished_run / runs.MODEL_INFO_NAME).read_text())
     assert info["env_id"] == ENV_ID and info["decisions"] == 256
     assert info["command"].startswith("python -m cardenvs.training.ppo --env-id slabberjan_v0 --total-decisions 256")
     assert [e["decisions"] for e in info["evaluations"]] == [128]
@@ -123,7 +123,7 @@ def test_resume_continues_from_the_checkpoint_to_the_same_total(tmp_path):
     assert ppo.main(first) == 0
     saved = PolicyAgent.load(run_dir / ppo.CHECKPOINT_NAME, ENV_ID, cardenvs.env(ENV_ID).layout).policy
     # Without --resume an existing run is never overwritten.
-    assert ppo.main(first) == ppo.EXIT_USAGE
+    assert ppo.main(first) == runs.EXIT_USAGE
 
     args = ppo.resolve(dataclasses.replace(ppo.parse_args(first), resume=True, total_decisions=256))
     run = ppo.Run(args)
@@ -142,9 +142,9 @@ def test_resume_continues_from_the_checkpoint_to_the_same_total(tmp_path):
 
 
 def test_bad_options_exit_with_a_message(tmp_path, capsys):
-    assert ppo.main(["--league", "nobody", "--run-dir", str(tmp_path / "x")]) == ppo.EXIT_USAGE
+    assert ppo.main(["--league", "nobody", "--run-dir", str(tmp_path / "x")]) == runs.EXIT_USAGE
     assert "unknown agent 'nobody'" in capsys.readouterr().err
-    assert ppo.main(["--num-envs", "0", "--run-dir", str(tmp_path / "y")]) == ppo.EXIT_USAGE
+    assert ppo.main(["--num-envs", "0", "--run-dir", str(tmp_path / "y")]) == runs.EXIT_USAGE
     assert "--num-envs must be at least 1" in capsys.readouterr().err
     with pytest.raises(SystemExit):
         ppo.main(["--env-id", "chess_v0"])
@@ -182,7 +182,7 @@ def test_without_the_train_extra_the_import_and_the_script_name_the_extra(tmp_pa
     assert 'pip install "cardenvs[train]"' in imported.stderr.splitlines()[-1]
     run_dir = tmp_path / "run"
     script = run_python("-m", "cardenvs.training.ppo", *TINY_RUN, "--run-dir", str(run_dir), blocked_extra=True)
-    assert script.returncode == ppo.EXIT_FAILURE
+    assert script.returncode == runs.EXIT_FAILURE
     assert "Traceback" not in script.stderr and len(script.stderr.splitlines()) == 1
     assert 'pip install "cardenvs[train]"' in script.stderr
     assert not run_dir.exists()
@@ -211,7 +211,7 @@ def test_without_the_train_extra_the_import_and_the_script_name_the_extra(tmp_pa
 ])
 def test_impossible_values_exit_with_one_line_before_anything_is_built(tmp_path, capsys, options, message):
     run_dir = tmp_path / "run"
-    assert ppo.main([*TINY_RUN, *options, "--run-dir", str(run_dir)]) == ppo.EXIT_USAGE
+    assert ppo.main([*TINY_RUN, *options, "--run-dir", str(run_dir)]) == runs.EXIT_USAGE
     err = capsys.readouterr().err
     assert err.startswith(f"error: {message}") and err.count("\n") == 1, err
     assert not run_dir.exists()
@@ -228,7 +228,7 @@ def test_a_checkpoint_that_does_not_fit_is_a_usage_error(tmp_path, capsys):
 
 def test_a_run_dir_that_is_a_file_is_refused(tmp_path, capsys):
     (tmp_path / "file").write_text("")
-    assert ppo.main([*TINY_RUN, "--run-dir", str(tmp_path / "file")]) == ppo.EXIT_USAGE
+    assert ppo.main([*TINY_RUN, "--run-dir", str(tmp_path / "file")]) == runs.EXIT_USAGE
     assert "--run-dir" in capsys.readouterr().err
 
 
@@ -250,7 +250,7 @@ def test_resume_after_an_interruption_before_the_first_checkpoint_keeps_argument
     # 4 games × 16 steps per update; the first checkpoint would come at step 128, the interruption comes at 64
     options = [*TINY_RUN, "--total-decisions", "192", "--checkpoint-every", "128", "--run-dir", str(run_dir)]
     monkeypatch.setattr(ppo.Run, "on_update_done", interrupted_at(64))
-    assert ppo.main(options) == ppo.EXIT_INTERRUPTED
+    assert ppo.main(options) == runs.EXIT_INTERRUPTED
     monkeypatch.undo()
     err = capsys.readouterr().err
     assert "interrupted before the first checkpoint" in err
@@ -258,40 +258,40 @@ def test_resume_after_an_interruption_before_the_first_checkpoint_keeps_argument
     assert not (run_dir / ppo.CHECKPOINT_NAME).exists()
     assert json.loads((run_dir / RUN_ARGS_NAME).read_text())["total_decisions"] == 192
     # Without --resume the run is not overwritten, even before its first checkpoint.
-    assert ppo.main(options) == ppo.EXIT_USAGE
+    assert ppo.main(options) == runs.EXIT_USAGE
     assert "already holds a run" in capsys.readouterr().err
 
     # The hint's command: the stored arguments, steps from 0 again, the same TensorBoard run.
     assert ppo.main(["--run-dir", str(run_dir), "--resume"]) == 0
     out = capsys.readouterr().out
     assert "no checkpoint yet: starting the run over" in out and "training slabberjan_v0 for 192 decisions" in out
-    info = json.loads((run_dir / ppo.MODEL_INFO_NAME).read_text())
+    info = json.loads((run_dir / runs.MODEL_INFO_NAME).read_text())
     assert info["decisions"] == 192 and info["args"]["hidden"] == [16] and info["args"]["num_steps"] == 16
-    assert [path.name for path in (run_dir / ppo.TENSORBOARD_DIR).iterdir()] == ["ppo_1"]
+    assert [path.name for path in (run_dir / runs.TENSORBOARD_DIR).iterdir()] == ["ppo_1"]
 
 
 def test_resume_after_a_checkpoint_logs_into_the_same_tensorboard_run(tmp_path, capsys, monkeypatch):
     run_dir = tmp_path / "run"
     options = [*TINY_RUN, "--total-decisions", "192", "--checkpoint-every", "64", "--run-dir", str(run_dir)]
     monkeypatch.setattr(ppo.Run, "on_update_done", interrupted_at(64))
-    assert ppo.main(options) == ppo.EXIT_INTERRUPTED
+    assert ppo.main(options) == runs.EXIT_INTERRUPTED
     monkeypatch.undo()
     assert capsys.readouterr().err.strip().startswith("interrupted; continue from the checkpoint at 64 decisions with:")
     # Given again: an option a resumed run may change, and one it may not change but that repeats the stored value.
     assert ppo.main(["--run-dir", str(run_dir), "--resume", "--total-decisions", "256", "--num-steps", "16"]) == 0
     assert "(resumed at 64)" in capsys.readouterr().out
-    assert json.loads((run_dir / ppo.MODEL_INFO_NAME).read_text())["decisions"] == 256
+    assert json.loads((run_dir / runs.MODEL_INFO_NAME).read_text())["decisions"] == 256
     assert json.loads((run_dir / RUN_ARGS_NAME).read_text())["total_decisions"] == 256
-    assert [path.name for path in (run_dir / ppo.TENSORBOARD_DIR).iterdir()] == ["ppo_1"]
+    assert [path.name for path in (run_dir / runs.TENSORBOARD_DIR).iterdir()] == ["ppo_1"]
     # An option that defines the run cannot change.
-    assert ppo.main(["--run-dir", str(run_dir), "--resume", "--learning-rate", "0.01"]) == ppo.EXIT_USAGE
+    assert ppo.main(["--run-dir", str(run_dir), "--resume", "--learning-rate", "0.01"]) == runs.EXIT_USAGE
     err = capsys.readouterr().err
     assert err.startswith("error: --learning-rate cannot change when resuming") and "has 0.0003, not 0.01" in err
 
 
 def test_resume_needs_a_run_and_resume_if_present_starts_one(tmp_path, capsys):
     run_dir = tmp_path / "run"
-    assert ppo.main([*TINY_RUN, "--run-dir", str(run_dir), "--resume"]) == ppo.EXIT_USAGE
+    assert ppo.main([*TINY_RUN, "--run-dir", str(run_dir), "--resume"]) == runs.EXIT_USAGE
     err = capsys.readouterr().err
     assert err.startswith(f"error: --resume: {run_dir} holds no run") and err.count("\n") == 1
     assert not run_dir.exists()
@@ -311,7 +311,7 @@ def test_a_malformed_value_exits_with_code_2_without_a_traceback(tmp_path):
 
 def test_options_given_again_on_resume_must_repeat_the_stored_value(tmp_path, capsys):
     run_dir = tmp_path / "run"
-    ppo.write_run_args(ppo.resolve(ppo.parse_args([*TINY_RUN, "--run-dir", str(run_dir)])))
+    runs.write_run_args(ppo.resolve(ppo.parse_args([*TINY_RUN, "--run-dir", str(run_dir)])))
     stored = ["--run-dir", str(run_dir), "--resume"]
     # the stored values fill the options not given; the same value given again is no change
     args = ppo.settle_args([*stored, "--hidden", "16", "--total-decisions", "128", "--no-progress-bar"])

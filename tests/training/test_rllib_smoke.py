@@ -24,7 +24,7 @@ ray = pytest.importorskip("ray", reason="the [rllib] extra is not installed")
 torch = pytest.importorskip("torch")
 
 from cardenvs.agents.registry import make_agent  # noqa: E402
-from cardenvs.training import rllib_train  # noqa: E402
+from cardenvs.training import rllib_train, runs  # noqa: E402
 from cardenvs.training.rllib_masking import ILLEGAL_LOGIT, MaskedActorCritic  # noqa: E402
 from cardenvs.training.rllib_train import (  # noqa: E402
     RLlibTrainArgs,
@@ -166,7 +166,7 @@ def test_without_ray_the_script_names_the_extra():
     root = Path(__file__).resolve().parents[2]
     done = subprocess.run([sys.executable, "-c", blocked], cwd=root, capture_output=True, text=True, timeout=300,
                           env={**os.environ, "PYTHONPATH": str(root)})
-    assert done.returncode == rllib_train.EXIT_FAILURE
+    assert done.returncode == runs.EXIT_FAILURE
     assert "Traceback" not in done.stderr and len(done.stderr.splitlines()) == 1
     assert 'pip install "cardenvs[rllib]"' in done.stderr
 
@@ -285,7 +285,7 @@ def test_shared_policy_trains_saves_a_checkpoint_and_resumes(local_ray, tmp_path
     # the final matches: the shared module against the rule-based agent and against random, in model.json
     table = rllib_train.play_final_tournament(dataclasses.replace(args, final_games=4))
     assert "trained vs heuristic" in table and "trained vs random" in table
-    matches = json.loads((tmp_path / rllib_train.MODEL_INFO_NAME).read_text())["tournament"]["matches"]
+    matches = json.loads((tmp_path / runs.MODEL_INFO_NAME).read_text())["tournament"]["matches"]
     assert [match["agents"] for match in matches] == [["trained", "heuristic"], ["trained", "random"]]
 
 
