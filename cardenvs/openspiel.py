@@ -627,5 +627,20 @@ def resampler(state: CardenvsState, player: int) -> CardenvsState:
     return state.resample_from_infostate(player, pyspiel.UniformProbabilitySampler(0.0, 1.0))
 
 
+def seeded_resampler(seed: int | None = None) -> Callable[[CardenvsState, int], CardenvsState]:
+    """A resampler callback for ``ISMCTSBot.set_resampler`` that draws from its own generator, so that a search
+    with a seeded bot repeats exactly.
+
+    Args:
+        seed: the generator's seed (None: from the operating system).
+    """
+    rng = np.random.default_rng(seed)
+
+    def resample(state: CardenvsState, player: int) -> CardenvsState:
+        return state.resampled(player, rng)
+
+    return resample
+
+
 #: the OpenSpiel short names of the bridged games (registered at import)
 GAME_NAMES = register_games()

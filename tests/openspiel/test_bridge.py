@@ -319,3 +319,13 @@ def test_agent_bot_acts_as_the_agent_in_the_aec_env():
         assert action == agent.act(env.observe(env.agent_selection))
         state.apply_action(action)
         env.step(action)
+
+
+@pytest.mark.parametrize("env_id", ENV_IDS)
+def test_a_seeded_resampler_repeats_its_worlds(env_id):
+    _skip_without_resampler(env_id)
+    state = _load(env_id, cardenvs.get_game(env_id).quick_params, seed=8).new_initial_state()
+    player = state.current_player()
+    first, second = bridge.seeded_resampler(3), bridge.seeded_resampler(3)
+    for _ in range(3):
+        assert first(state, player).record.tobytes() == second(state, player).record.tobytes()
