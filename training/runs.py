@@ -425,10 +425,6 @@ class Timers:
     def __init__(self, parts: Sequence[str]) -> None:
         self.seconds, self._last = dict.fromkeys(parts, 0.0), time.perf_counter()
 
-    def restart(self) -> None:
-        """Start the next lap now (the time since the last one is no part's)."""
-        self._last = time.perf_counter()
-
     def lap(self, part: str) -> None:
         """Count the time since the last lap as ``part``'s."""
         now = time.perf_counter()

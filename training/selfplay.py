@@ -242,8 +242,7 @@ class Trainer:
         last_decision = np.full((n, self.num_players), -1)  # buffer row of each seat's latest decision (-1: none)
         returns = np.zeros((n, self.num_players), np.float32)  # each seat's reward so far in its game, for the logs
         actions, finished = np.zeros(n, np.int64), {}  # finished: league entry -> learner returns, for the logs
-        started = time.monotonic() - self.train_seconds
-        self.timers.restart()  # the time shares go on over every session of the run
+        started, self.timers = time.monotonic() - self.train_seconds, runs.Timers(TIME_PARTS)  # this session's times
         while not self.budget_spent(started):
             carried_games, carried_seats = open_chains.carry_over(buffer.kept(), last_decision, carry)
             buffer.valid[:] = False
