@@ -6,7 +6,8 @@ Each script's options are the fields of one dataclass, and ``tyro`` builds the c
 docstring is its option's help). The markers here cover what tyro cannot read from a field alone: an ``--env-id``
 (or a positional ``GAME``) that takes any registered game, and a default that ``--help`` describes in words (a
 None that means "the game's", "every CPU", ...). They are used inside ``Annotated`` annotations, which tyro
-evaluates only when it parses. The checks: numbers in range, the agents of training games, the torch device.
+evaluates only when it parses, so importing a trainer needs no tyro. The checks: numbers in range, the agents of
+training games, the torch device.
 """
 
 from __future__ import annotations
