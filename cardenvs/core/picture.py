@@ -32,6 +32,10 @@ MARGIN = 12
 CARD_W = 40
 CARD_H = 56
 CARD_GAP = 4  # between cards of a row that fits
+#: the least of a card left uncovered when a row of cards overlaps: its rank, written across the card's middle,
+#: stays whole; a hand that would overlap more wraps onto further rows
+CARD_STEP_MIN = 32
+CARD_ROW_GAP = 4  # between the rows of a wrapped hand
 TITLE_H = 30
 LINE_H = 18
 LABEL_H = 16
@@ -48,7 +52,7 @@ FONT = "DejaVu Sans, Arial, sans-serif"
 COLOURS = {
     "felt": "#1f6f43",
     "panel": "#2d8555",
-    "panel_to_act": "#c99a2e",
+    "panel_to_act": "#7a4f00",  # dark enough under white text for WCAG AA (about 7:1)
     "panel_out": "#55625a",
     "ink": "#ffffff",
     "card": "#fdfdf8",
@@ -157,6 +161,30 @@ def _pile_width(pile: Pile, room: float) -> float:
     return min(room, max(cards, label))
 
 
+def _card_rows(count: int, room: float) -> tuple[int, float]:
+    """How a row of ``count`` face-up cards fits ``room``: the cards per row and the step from card to card.
+
+    Cards sit side by side when they fit, overlap down to :data:`CARD_STEP_MIN` when they do not, and beyond that
+    wrap onto as few rows as keep every rank readable, shared out evenly.
+    """
+    if count <= 1 or count * (CARD_W + CARD_GAP) <= room:
+        return max(count, 1), CARD_W + CARD_GAP
+    most = max(1, int((room - CARD_W) // CARD_STEP_MIN) + 1)  # cards a row holds at the least step
+    rows = -(-count // most)
+    per_row = -(-count // rows)
+    step = CARD_W + CARD_GAP if per_row == 1 else min(CARD_W + CARD_GAP, (room - CARD_W) / (per_row - 1))
+    return per_row, step
+
+
+def _pile_height(pile: Pile, room: float) -> float:
+    """The height a pile takes below its label: a stack with its offsets, or its rows of cards."""
+    if pile.count is not None:
+        return CARD_H + STACK_OFFSET * (STACK_BACKS - 1)
+    per_row, _ = _card_rows(len(pile.cards), room)
+    rows = max(1, -(-len(pile.cards) // per_row))
+    return rows * CARD_H + (rows - 1) * CARD_ROW_GAP
+
+
 def _pile_svg(x: float, y: float, pile: Pile, room: float) -> str:
     """A pile at (x, y): its label, then its cards in a row squeezed into ``room`` or a stack with a count."""
     parts = [f'<g class="pile" data-pile="{escape(pile.label)}">', _text(x, y + 12, pile.label, 11)]
@@ -179,11 +207,10 @@ def _pile_svg(x: float, y: float, pile: Pile, room: float) -> str:
     elif not pile.cards:
         parts.append(_text(x, top + CARD_H / 2, "none", 11))
     else:
-        step = CARD_W + CARD_GAP
-        if len(pile.cards) > 1 and len(pile.cards) * step > room:
-            step = max(4.0, (room - CARD_W) / (len(pile.cards) - 1))  # overlap the cards to fit
+        per_row, step = _card_rows(len(pile.cards), room)
         for k, card in enumerate(pile.cards):
-            parts.append(_card_svg(x + k * step, top, card))
+            row, place = divmod(k, per_row)
+            parts.append(_card_svg(x + place * step, top + row * (CARD_H + CARD_ROW_GAP), card))
     parts.append("</g>")
     return "".join(parts)
 
@@ -211,7 +238,8 @@ def _piles_block(x: float, y: float, piles: Sequence[Pile], width: float) -> tup
         for pile, given in row:
             parts.append(_pile_svg(left, y + height, pile, given))
             left += given + PILE_GAP
-        height += LABEL_H + CARD_H + STACK_OFFSET * (STACK_BACKS - 1) + SEAT_PAD
+        tallest = max(_pile_height(pile, given) for pile, given in row)
+        height += LABEL_H + max(tallest, CARD_H + STACK_OFFSET * (STACK_BACKS - 1)) + SEAT_PAD
     return "".join(parts), height
 
 
