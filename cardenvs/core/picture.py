@@ -165,7 +165,7 @@ def _card_rows(count: int, room: float) -> tuple[int, float]:
     """How a row of ``count`` face-up cards fits ``room``: the cards per row and the step from card to card.
 
     Cards sit side by side when they fit, overlap down to :data:`CARD_STEP_MIN` when they do not, and beyond that
-    wrap onto as few rows as keep every rank readable, shared out evenly.
+    wrap onto as few rows as keep every rank readable, each row but the last holding the same share.
     """
     if count <= 1 or count * (CARD_W + CARD_GAP) <= room:
         return max(count, 1), CARD_W + CARD_GAP

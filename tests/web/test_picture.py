@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import itertools
 import xml.etree.ElementTree as ElementTree
 
 import numpy as np
@@ -145,3 +146,33 @@ def test_a_game_without_a_picture_refuses_rgb_array_and_table_svg_with_a_message
             env.table_svg()
     finally:
         register_engine(game.state_dtype(game.params_type()).names, game)
+
+
+@pytest.mark.parametrize("count", [1, 5, 8, 13, 19, 34])
+@pytest.mark.parametrize("seats", [2, 4])
+def test_a_large_hand_wraps_into_rows_that_keep_every_rank_readable(count, seats):
+    from cardenvs.core.picture import CARD_H, CARD_STEP_MIN, CARD_W, Card, Pile, Seat, Table, table_svg
+
+    hand = Pile("hand", [Card(rank, "♣") for rank in ("A", "10", "Q", "K", "Jo")] * 7)
+    hand.cards = hand.cards[:count]
+    table = Table("wrap", [Seat(f"player_{s}", piles=[hand if s == 0 else Pile("hand")]) for s in range(seats)])
+    svg = table_svg(table)
+    seat = next(g for g in _groups(svg, "seat") if g.get("data-seat") == "0")
+    panel = next(seat.iter(f"{SVG}rect"))
+    right = float(panel.get("x")) + float(panel.get("width"))
+    bottom = float(panel.get("y")) + float(panel.get("height"))
+    shift = [float(v) for v in next(g for g in seat.iter(f"{SVG}g") if g.get("transform")).get("transform")
+             .removeprefix("translate(").removesuffix(")").split(",")]
+    places = [(float(rect.get("x")) + shift[0], float(rect.get("y")) + shift[1])
+              for g in seat.iter(f"{SVG}g") if g.get("class") == "card" for rect in [next(g.iter(f"{SVG}rect"))]]
+    assert len(places) == count
+    rows = sorted({y for _, y in places})
+    for y in rows:
+        xs = sorted(x for x, row_y in places if row_y == y)
+        assert all(b - a >= CARD_STEP_MIN for a, b in itertools.pairwise(xs)), (count, seats, xs)
+        assert xs[-1] + CARD_W <= right  # inside the seat's panel
+    assert all(b - a >= CARD_H for a, b in itertools.pairwise(rows))  # rows do not cover each other
+    assert rows[-1] + CARD_H <= bottom
+    sizes = [sum(1 for _, row_y in places if row_y == y) for y in rows]
+    per_row = -(-count // len(rows))
+    assert sizes[:-1] == [per_row] * (len(rows) - 1) and sizes[-1] <= per_row  # as even as whole rows allow
