@@ -26,6 +26,25 @@ def play_random_game(env: CardEnv, seed: int, max_steps: int = 100_000) -> int:
     return steps
 
 
+def play_whole_games(agent: Agent, env_id: str, seeds: Sequence[int]) -> None:
+    """``agent`` plays every seat of one game per seed, to its end; each of its actions must be legal."""
+    env = cardenvs.env(env_id)
+    for seed in seeds:
+        env.reset(seed=seed)
+        moves, ended = 0, set()
+        for seat in env.agent_iter():
+            observation, _, terminated, truncated, _ = env.last()
+            if terminated or truncated:
+                ended.add(seat)
+                env.step(None)
+                continue
+            action = agent.act(observation)
+            assert observation["action_mask"][action], (seed, moves, action)
+            env.step(action)
+            moves += 1
+        assert moves > 0 and ended == set(env.possible_agents), "the game was played to its end"
+
+
 def make_env(env_id: str, params: dict, **kwargs) -> CardEnv:
     return cardenvs.env(env_id, **params, **kwargs)
 

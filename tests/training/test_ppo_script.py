@@ -17,6 +17,7 @@ from cardenvs.training import ppo, runs
 from cardenvs.training.runs import RUN_ARGS_NAME
 
 import cardenvs
+from tests.helpers import play_whole_games
 
 ENV_ID = "slabberjan_v0"
 # A tiny run: 4 games, 32 steps each per update, two updates per 256 steps.
@@ -86,22 +87,8 @@ def test_training_changed_both_networks(finished_run, tmp_path):
 
 
 def test_the_trained_agent_plays_whole_games_in_every_seat_with_legal_actions(finished_run):
-    env = cardenvs.env(ENV_ID)
-    agent = make_agent(f"ppo:{finished_run / ppo.MODEL_NAME}", ENV_ID, env.layout)
-    for seed in range(3):
-        env.reset(seed=seed)
-        moves, ended = 0, set()
-        for seat in env.agent_iter():
-            observation, _, terminated, truncated, _ = env.last()
-            if terminated or truncated:
-                ended.add(seat)
-                env.step(None)
-                continue
-            action = agent.act(observation)
-            assert observation["action_mask"][action], (seed, moves, action)
-            env.step(action)
-            moves += 1
-        assert moves > 0 and ended == set(env.possible_agents), "the game was played to its end"
+    agent = make_agent(f"ppo:{finished_run / ppo.MODEL_NAME}", ENV_ID, cardenvs.env(ENV_ID).layout)
+    play_whole_games(agent, ENV_ID, range(3))
 
 
 def test_policy_agent_rejects_a_checkpoint_of_another_env(finished_run, tmp_path):

@@ -40,6 +40,7 @@ from ray.rllib.core.rl_module.rl_module import RLModule  # noqa: E402
 from ray.rllib.env.env_runner import NUM_ENV_STEP_FAILURES_LIFETIME  # noqa: E402
 
 import cardenvs  # noqa: E402
+from tests.helpers import play_whole_games  # noqa: E402
 
 # RLlib re-registers its gymnasium entry point each time it builds an EnvRunner
 pytestmark = pytest.mark.filterwarnings("ignore:.*Overriding environment rllib-multi-agent-env-v0")
@@ -229,25 +230,6 @@ def check_iteration(result: dict, modules: list[str]) -> None:
         assert stats["num_module_steps_trained"] > 0
     returns = runners["agent_episode_returns_mean"]
     assert set(returns) == set(cardenvs.env(ENV_ID).possible_agents)
-
-
-def play_whole_games(agent, env_id: str, seeds: range) -> None:
-    """``agent`` plays every seat of a game per seed to its end; each of its actions must be legal."""
-    env = cardenvs.env(env_id)
-    for seed in seeds:
-        env.reset(seed=seed)
-        moves, ended = 0, set()
-        for seat in env.agent_iter():
-            observation, _, terminated, truncated, _ = env.last()
-            if terminated or truncated:
-                ended.add(seat)
-                env.step(None)
-                continue
-            action = agent.act(observation)
-            assert observation["action_mask"][action], (seed, moves, action)
-            env.step(action)
-            moves += 1
-        assert moves > 0 and ended == set(env.possible_agents), "the game was played to its end"
 
 
 def test_shared_policy_trains_saves_a_checkpoint_and_resumes(local_ray, tmp_path, capsys):
