@@ -315,6 +315,10 @@ class CardenvsGame(pyspiel.Game):
 
 
 # ---------------------------------------------------------------------------------------------- the state
+#: OpenSpiel's "player" of a finished game
+_TERMINAL = int(pyspiel.PlayerId.TERMINAL)
+
+
 class _Shared:
     """The OpenSpiel game behind a state, shared by the state's clones (a deep copy is the holder itself)."""
 
@@ -340,6 +344,7 @@ class CardenvsState(pyspiel.State):
         self._shared = _Shared(game)
         self._seed = seed
         self._states: np.ndarray | None = None
+        self._to_act = _TERMINAL  # the seat to act, or _TERMINAL; set when the state is dealt and after each step
         #: actions so far as (seat, action)
         self._moves: list[tuple[int, int]] = []
         self._returns = np.zeros(game.num_cardenvs_players, np.float64)
@@ -372,15 +377,15 @@ class CardenvsState(pyspiel.State):
         return self._started().view(np.recarray)[0]
 
     def _refresh(self) -> None:
-        """The acting seat's legal mask, from the record."""
-        refresh_game(engine_view(self._states), self._obs, self._mask)
+        """The seat to act and its legal mask, from the record."""
+        player, over = refresh_game(engine_view(self._states), self._obs, self._mask)
+        self._to_act = _TERMINAL if over else int(player)
 
     def current_player(self) -> int:
         """The seat to act, or ``pyspiel.PlayerId.TERMINAL`` once the game is over."""
-        record = self._started()[0]
-        if record["terminated"] or record["truncated"]:
-            return pyspiel.PlayerId.TERMINAL
-        return int(record["current_player"])
+        if self._states is None:
+            self._started()
+        return self._to_act
 
     def _legal_actions(self, player: int) -> list[int]:
         """The legal actions of ``player`` (the seat to act), ascending, from the game's legal mask."""
@@ -389,8 +394,9 @@ class CardenvsState(pyspiel.State):
 
     def _apply_action(self, action: int) -> None:
         states = self._started()
-        player = int(states[0]["current_player"])
-        step_game(engine_view(states), int(action), self._obs, self._mask)
+        player = self._to_act
+        next_player, _, over = step_game(engine_view(states), int(action), self._obs, self._mask)
+        self._to_act = _TERMINAL if over else int(next_player)
         self._moves.append((player, int(action)))
         self._returns += self._states[0]["rewards"]
 
@@ -398,8 +404,7 @@ class CardenvsState(pyspiel.State):
         return self._game.cardenvs_game.action_name(self._game.params, int(action))
 
     def is_terminal(self) -> bool:
-        record = self._started()[0]
-        return bool(record["terminated"] or record["truncated"])
+        return self.current_player() == _TERMINAL
 
     def rewards(self) -> list[float]:
         """Every seat's reward from the last action."""
