@@ -25,7 +25,8 @@ import cardenvs
 from tests.helpers import make_env
 
 ROOT = Path(__file__).parents[1]
-ENV_IDS = cardenvs.available_envs()
+#: the games with a global state (it is optional: a game added from outside may have none)
+ENV_IDS = [env_id for env_id in cardenvs.available_envs() if cardenvs.get_game(env_id).state_layout is not None]
 DEFAULT_CASES = [pytest.param(env_id, {}, id=env_id) for env_id in ENV_IDS]
 # Every other parameter set a game lists: their blocks differ in shape or content from the defaults'.
 VARIANT_CASES = [
@@ -232,7 +233,10 @@ def test_the_state_needs_a_reset():
 @pytest.mark.parametrize("env_id", ENV_IDS)
 def test_the_rules_page_has_the_state_table(env_id):
     game = cardenvs.get_game(env_id)
-    doc = (ROOT / "docs" / "rules" / f"{game.name}.md").read_text()
+    page = ROOT / "docs" / "rules" / f"{game.name}.md"
+    if not page.is_file():
+        pytest.skip(f"{env_id} has no rules page in docs/rules (a game registered from outside the package)")
+    doc = page.read_text()
     assert "## Global state" in doc
     assert game.state_layout(game.make_params()).markdown() in doc
 

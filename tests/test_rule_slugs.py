@@ -37,7 +37,9 @@ SECTION_CITATION = re.compile("\N{SECTION SIGN}")
 #: a document named by its file name; it must be a file of the repository
 DOCUMENT_NAME = re.compile(r"[\w.-]+\.(?:md|txt|rst|pdf)\b")
 
-GAMES = [cardenvs.get_game(env_id) for env_id in cardenvs.available_envs()]
+#: the games whose rules pages are the package's own (a game added from outside keeps its rules elsewhere)
+GAMES = [cardenvs.get_game(env_id) for env_id in cardenvs.available_envs()
+         if (ROOT / "docs" / "rules" / f"{cardenvs.get_game(env_id).name}.md").is_file()]
 
 
 @functools.cache
