@@ -46,7 +46,6 @@ from starlette.responses import HTMLResponse, RedirectResponse, Response
 from starlette.routing import Route
 from starlette.types import ASGIApp, Receive, Scope, Send
 
-import cardenvs
 from cardenvs.agents.registry import SHIPPED_CHECKPOINTS
 from cardenvs.core.registry import get_game
 from cardenvs.web.tables import (
@@ -59,6 +58,7 @@ from cardenvs.web.tables import (
     load_record,
     new_env,
     short_game_params,
+    table_games,
 )
 from cardenvs.web.words import action_namer, card_symbols, outcome, seat_name, trick_caption
 
@@ -221,7 +221,7 @@ class TableApp:
         self.store = TableStore()
 
     def game_info(self, env_id: str, players: int | None = None) -> dict:
-        if env_id not in cardenvs.available_envs():
+        if env_id not in table_games():
             new_env(env_id, {})  # raises the unknown-game error
         game = get_game(env_id)  # no env yet: the front page compiles nothing
         default = game.num_players(game.make_params())
@@ -238,14 +238,14 @@ class TableApp:
         return None if self.store.known(_session(request)) else self.store.issue()
 
     async def index(self, request: Request) -> Response:
-        games = [self.game_info(env_id) for env_id in cardenvs.available_envs()]
+        games = [self.game_info(env_id) for env_id in table_games()]
         return _with_cookie(_page("index.html", games=games), self._issued(request))
 
     async def new_form(self, request: Request) -> Response:
         mode = request.url.path.split("/")[1]
         try:
-            game = get_game(request.path_params["env_id"]) if request.path_params["env_id"] in \
-                cardenvs.available_envs() else None
+            game = get_game(request.path_params["env_id"]) if request.path_params["env_id"] in table_games() \
+                else None
             players = request.query_params.get("players")
             count = None
             if players is not None and game is not None:

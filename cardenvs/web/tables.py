@@ -149,10 +149,15 @@ def short_game_params(env_id: str) -> dict[str, Any]:
     return {k: v for k, v in get_game(env_id).quick_params.items() if k != "num_players"}
 
 
+def table_games() -> list[str]:
+    """The games the table serves: every registered game that draws a table picture (a game may draw none)."""
+    return [env_id for env_id in cardenvs.available_envs() if cardenvs.get_game(env_id).picture is not None]
+
+
 def new_env(env_id: str, params: dict[str, Any]) -> CardEnv:
     """The env, or TableError naming what is wrong with the game or its parameters."""
-    if env_id not in cardenvs.available_envs():
-        raise TableError(f"unknown game {env_id!r}; the games are {', '.join(cardenvs.available_envs())}", 404)
+    if env_id not in table_games():
+        raise TableError(f"unknown game {env_id!r}; the games are {', '.join(table_games())}", 404)
     try:
         return cardenvs.env(env_id, **params)
     except (ValueError, TypeError) as error:
@@ -432,8 +437,8 @@ def load_record(data: bytes, name: str) -> GameRecord:
         record = GameRecord.from_dict(parsed)
     except (ValueError, TypeError) as error:
         raise TableError(f"{name}: {error}") from error
-    if record.env_id not in cardenvs.available_envs():
-        raise TableError(f"{name} records an unknown game {record.env_id!r:.80}")
+    if record.env_id not in table_games():
+        raise TableError(f"{name} records a game the table does not serve: {record.env_id!r:.80}")
     return record
 
 
