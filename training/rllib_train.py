@@ -38,9 +38,6 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Annotated, Any, Literal
 
-if __spec__ is None:  # run by its path: the repository's package is importable from its root
-    sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
-
 from cardenvs.training import runs
 from cardenvs.training.cli import (
     PPO_CHECKS,

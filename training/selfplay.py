@@ -25,10 +25,6 @@ from pathlib import Path
 from typing import Annotated, Any, Literal
 
 import numpy as np
-
-if __spec__ is None:  # run by its path: the repository root holds cardenvs, agents and training
-    sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
-
 from cardenvs.training import cli, open_chains, runs
 from cardenvs.training.auxiliary import AuxiliaryTask
 from cardenvs.training.recipes import Recipe, recipe
