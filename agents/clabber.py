@@ -14,8 +14,8 @@ It acts only on the observation and the mask, decoded through the env's named ob
 from __future__ import annotations
 
 import numpy as np
-from cardenvs.agents.base import Agent
 
+from cardenvs.agents.base import Agent
 from cardenvs.core.game import ObservationLayout
 from cardenvs.games.clabber.cards import (
     ACE,

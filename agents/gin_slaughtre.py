@@ -16,8 +16,8 @@ Strategy (what a sensible Shithead player does), decided from the observation an
 from __future__ import annotations
 
 import numpy as np
-from cardenvs.agents.base import Agent
 
+from cardenvs.agents.base import Agent
 from cardenvs.core.game import ObservationLayout
 from cardenvs.games.gin_slaughtre.actions import (
     ACTION_CARDS,

@@ -25,8 +25,8 @@ from collections.abc import Callable
 from typing import Any
 
 import numpy as np
-from cardenvs.agents.base import Agent
 
+from cardenvs.agents.base import Agent
 from cardenvs.core.game import ObservationLayout
 from cardenvs.core.registry import get_game
 

@@ -13,8 +13,8 @@ from pathlib import Path
 
 import numpy as np
 import torch as th
-from cardenvs.agents.base import Agent
 
+from cardenvs.agents.base import Agent
 from cardenvs.core.game import ObservationLayout
 
 #: the file ending of the self-play trainer's models (``cardenvs train``), which ``ppo:PATH`` loads too

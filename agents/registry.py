@@ -27,9 +27,8 @@ import importlib
 from collections.abc import Callable, Sequence
 from pathlib import Path
 
-from cardenvs.agents.base import Agent, RandomAgent
-
 import cardenvs
+from cardenvs.agents.base import Agent, RandomAgent
 from cardenvs.core.game import ObservationLayout
 
 #: spec kinds -> what the part after ``kind:`` means (``None``: the kind takes no argument)

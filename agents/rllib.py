@@ -22,10 +22,10 @@ from pathlib import Path
 
 import numpy as np
 import torch as th
-from cardenvs.agents.base import Agent
 from ray.rllib.core.columns import Columns
 from ray.rllib.core.rl_module.rl_module import RLModule
 
+from cardenvs.agents.base import Agent
 from cardenvs.core.game import ObservationLayout
 
 #: where an algorithm checkpoint keeps its modules, one directory per module id

@@ -14,9 +14,9 @@ from typing import Any
 
 import numpy as np
 import torch as th
-from cardenvs.agents.base import Agent
 from torch import nn
 
+from cardenvs.agents.base import Agent
 from cardenvs.core.game import ObservationLayout
 
 #: what stands in for the logit of an illegal action: exp() of it is 0 in float32, and it stays finite

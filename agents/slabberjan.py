@@ -8,8 +8,8 @@ left that is worse than one's own is never taken.
 from __future__ import annotations
 
 import numpy as np
-from cardenvs.agents.base import Agent
 
+from cardenvs.agents.base import Agent
 from cardenvs.core.game import ObservationLayout
 from cardenvs.games.slabberjan.observation import UNKNOWN_SLOT
 from cardenvs.games.slabberjan.pieces import INN, NO_PIECE, kind_id

@@ -10,8 +10,8 @@ against another perfect slapper it wins only its share of the ties.
 from __future__ import annotations
 
 import numpy as np
-from cardenvs.agents.base import Agent
 
+from cardenvs.agents.base import Agent
 from cardenvs.core.game import ObservationLayout
 from cardenvs.games.slap.observation import CARD_SLOTS, TOP_CARDS_SHOWN
 from cardenvs.games.slap.rules import PASS, PLAY, SLAP, face_up_matches_batch

@@ -13,8 +13,8 @@ target's loss, and killing a target that holds XP.
 from __future__ import annotations
 
 import numpy as np
-from cardenvs.agents.base import Agent
 
+from cardenvs.agents.base import Agent
 from cardenvs.core.game import ObservationLayout
 from cardenvs.games.stabby_jack.cards import (
     CLUBS,

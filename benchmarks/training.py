@@ -43,10 +43,9 @@ import tyro
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))  # run as a script from anywhere
 
+import cardenvs
 from cardenvs.agents.registry import make_agent
 from cardenvs.training.cli import registered_env
-
-import cardenvs
 
 #: set-ups compared, in table order
 SETUPS = ("self-play", "MaskablePPO old defaults", "MaskablePPO tuned")
@@ -101,9 +100,8 @@ def selfplay_decisions_per_second(env_id: str, decisions: int, seed: int, torch_
 def maskable_ppo_decisions_per_second(env_id: str, settings: dict[str, int], timesteps: int, seed: int) -> float:
     """Learner decisions/s of MaskablePPO's ``learn`` on ``LearnerVecEnv`` with ``settings`` (the defaults of
     ``cardenvs.training.ppo`` for the rest, its options mapped to MaskablePPO's by its ``build_model``)."""
-    from cardenvs.training.ppo import Args, build_model, resolve
-
     from cardenvs.learning import LearnerVecEnv
+    from cardenvs.training.ppo import Args, build_model, resolve
 
     args = resolve(Args(env_id=env_id, seed=seed, **settings))
     layout = cardenvs.env(env_id).layout
@@ -127,6 +125,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     import tempfile
 
     import torch
+
     from cardenvs.training.ppo import Args
 
     torch.set_num_threads(args.torch_threads)

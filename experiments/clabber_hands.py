@@ -23,10 +23,10 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 import numpy as np
-from cardenvs.agents.base import act_on_rows
-from cardenvs.agents.registry import make_agent
 
 import cardenvs
+from cardenvs.agents.base import act_on_rows
+from cardenvs.agents.registry import make_agent
 from cardenvs.evaluation.tournament import Z_95
 from experiments.report import run_report
 

@@ -34,10 +34,10 @@ import copy
 import json
 
 import numpy as np
-from cardenvs.agents.registry import make_agent
 from IPython.display import Markdown, display
 
 import cardenvs
+from cardenvs.agents.registry import make_agent
 from cardenvs.games.clabber.cards import NUM_CARDS, card_name
 
 print(cardenvs.available_envs())

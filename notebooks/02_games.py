@@ -36,9 +36,9 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 
 import numpy as np
-from cardenvs.agents.registry import make_agent
 
 import cardenvs
+from cardenvs.agents.registry import make_agent
 
 #: how many seeds a search tries before giving up
 MAX_SEEDS = 200

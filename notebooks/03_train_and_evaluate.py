@@ -95,9 +95,8 @@ Image(filename=str(plot_ladder(result, RUN_DIR / "ladder.png")))
 # (`cardenvs play`, `cardenvs tournament`, the browser table).
 
 # %%
-from cardenvs.agents.registry import shipped_checkpoint
-
 import cardenvs
+from cardenvs.agents.registry import shipped_checkpoint
 
 print({env_id: shipped_checkpoint(env_id) is not None for env_id in cardenvs.available_envs()})
 result = run_tournament("slabberjan_v0", ["trained", f"ppo:{RUN_DIR / 'model.pt'}", "heuristic"], games=600,

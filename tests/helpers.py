@@ -5,9 +5,9 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 import numpy as np
-from cardenvs.agents.base import Agent, act_on_rows
 
 import cardenvs
+from cardenvs.agents.base import Agent, act_on_rows
 from cardenvs.core.aec import CardEnv
 
 

@@ -14,9 +14,9 @@ import sys
 from pathlib import Path
 
 import pytest
-from cardenvs.agents.registry import checkpoint_names
 
 import cardenvs
+from cardenvs.agents.registry import checkpoint_names
 from cardenvs.cli import COMMANDS, build_parser, main
 from cardenvs.commands import play
 from cardenvs.evaluation import run_tournament

@@ -14,10 +14,10 @@ from collections.abc import Callable, Iterator
 
 import numpy as np
 import pytest
-from cardenvs.agents.human import HELP_TEXT, HumanAgent, QuitGame
-from cardenvs.agents.registry import make_agent
 
 import cardenvs
+from cardenvs.agents.human import HELP_TEXT, HumanAgent, QuitGame
+from cardenvs.agents.registry import make_agent
 from cardenvs.commands import play
 from cardenvs.core.aec import CardEnv
 from cardenvs.core.game import no_private_view

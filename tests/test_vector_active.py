@@ -4,9 +4,9 @@ import copy
 
 import numpy as np
 import pytest
-from cardenvs.agents.base import Agent, act_on_rows
 
 import cardenvs
+from cardenvs.agents.base import Agent, act_on_rows
 from cardenvs.core.vector import VectorEnv
 
 ENV_IDS = cardenvs.available_envs()

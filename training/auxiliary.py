@@ -62,9 +62,8 @@ class AuxiliaryTask:
     """
 
     def __init__(self, auxiliary: Auxiliary, env_id: str, params: Any):
-        from cardenvs.agents.selfplay import input_scale
-
         import cardenvs
+        from cardenvs.agents.selfplay import input_scale
         from cardenvs.core.global_state import state_layout
 
         auxiliary.check(env_id)

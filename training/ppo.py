@@ -42,11 +42,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Annotated, Any
 
+import cardenvs
 from cardenvs.training import runs
 from cardenvs.training.cli import PPO_CHECKS, at_least, invocation, registered_env, resume_note, shown_default
 from cardenvs.training.runs import MODEL_INFO_NAME, PERIODIC_DEFAULT, SNAPSHOTS, TENSORBOARD_DIR
-
-import cardenvs
 
 #: the game trained on unless --env-id says otherwise
 DEFAULT_ENV_ID = "slabberjan_v0"
@@ -270,8 +269,9 @@ class Run:
         self.state["last_snapshot"] = self.decisions
 
     def _load_snapshot(self, name: str):
-        from cardenvs.agents.ppo import PolicyAgent
         from sb3_contrib.common.maskable.policies import MaskableActorCriticPolicy
+
+        from cardenvs.agents.ppo import PolicyAgent
 
         policy = MaskableActorCriticPolicy.load(str(self.dir / POOL_DIR / name), device="cpu")
         return PolicyAgent(policy, deterministic=False, name=name.removesuffix(".zip"), seed=self.args.seed)

@@ -38,6 +38,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Annotated, Any, Literal
 
+import cardenvs
 from cardenvs.training import runs
 from cardenvs.training.cli import (
     PPO_CHECKS,
@@ -51,8 +52,6 @@ from cardenvs.training.cli import (
     tyro_missing,
 )
 from cardenvs.training.runs import EXIT_FAILURE, EXIT_INTERRUPTED, EXIT_USAGE
-
-import cardenvs
 
 #: the name the cardenvs env creator is registered under with ``ray.tune.registry.register_env``
 ENV_NAME = "cardenvs_pettingzoo"
@@ -241,10 +240,11 @@ def build_config(args: RLlibTrainArgs, module_class: type | None = None) -> Any:
         module_class: the RLModule class of every module (``None``:
             :class:`~cardenvs.training.rllib_masking.MaskedActorCritic`).
     """
-    from cardenvs.training.rllib_masking import HIDDEN_SIZES_KEY, MaskedActorCritic, make_pettingzoo_env
     from ray.rllib.algorithms.ppo import PPOConfig
     from ray.rllib.core.rl_module.rl_module import RLModuleSpec
     from ray.tune.registry import register_env
+
+    from cardenvs.training.rllib_masking import HIDDEN_SIZES_KEY, MaskedActorCritic, make_pettingzoo_env
 
     args.validate()
     modules = module_ids(args)

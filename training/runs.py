@@ -22,10 +22,9 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any, TypeVar
 
+import cardenvs
 from cardenvs.training import cli
 from cardenvs.training.cli import flag, shown
-
-import cardenvs
 
 RUN_ARGS_NAME = "run.json"
 #: how the model was trained and its results, beside the model in the run directory

@@ -25,12 +25,12 @@ from pathlib import Path
 from typing import Annotated, Any, Literal
 
 import numpy as np
+
+import cardenvs
 from cardenvs.training import cli, open_chains, runs
 from cardenvs.training.auxiliary import AuxiliaryTask
 from cardenvs.training.recipes import Recipe, recipe
 from cardenvs.training.shaping import Potential
-
-import cardenvs
 
 PROG = "cardenvs train"
 RUNS_DIR = Path("runs") / "selfplay"
@@ -146,6 +146,7 @@ class Trainer:
 
     def __init__(self, args: Run, plan: Recipe | None = None):
         import torch as th
+
         from cardenvs.agents.registry import make_agent
 
         th.set_num_threads(args.torch_threads)
@@ -224,6 +225,7 @@ class Trainer:
     def train(self) -> None:
         """Learn until the budget (decisions or minutes) is spent, with the periodic events; then save the model."""
         import torch as th
+
         from cardenvs.agents.base import act_on_rows
 
         args, venv, device, n, carry = self.args, self.venv, self.device, self.args.num_envs, self.carry

@@ -3,10 +3,10 @@
 from __future__ import annotations
 
 import numpy as np
-from cardenvs.agents import RandomAgent
-from cardenvs.agents.clabber import ClabberHeuristic
 
 import cardenvs
+from cardenvs.agents import RandomAgent
+from cardenvs.agents.clabber import ClabberHeuristic
 from cardenvs.games.clabber.cards import card_id
 from cardenvs.games.clabber.rules import ACCEPT, DECLARE, PASS
 from tests.helpers import play_first_games

@@ -19,14 +19,14 @@ pytest.importorskip("ray", reason="the rllib extra is not installed")
 pytest.importorskip("torch", reason="the rllib extra is not installed")
 
 import torch
-from cardenvs.agents.registry import make_agent
-from cardenvs.agents.rllib import MODULES_DIR
-from cardenvs.training.rllib_masking import MaskedActorCritic
 
 import cardenvs
+from cardenvs.agents.registry import make_agent
+from cardenvs.agents.rllib import MODULES_DIR
 from cardenvs.cli import main
 from cardenvs.commands import play
 from cardenvs.evaluation import run_tournament
+from cardenvs.training.rllib_masking import MaskedActorCritic
 
 ENV_ID = "clabber_v0"
 HIDDEN_SIZES = [16]
@@ -117,6 +117,7 @@ def test_the_tournament_command_and_play_take_rllib_agents(shared_checkpoint, tm
 def test_a_checkpoint_written_by_rllib_train_plays_as_rllib_path(tmp_path):
     """One tiny training iteration of training/rllib_train.py (about 30 s), then its checkpoint in a tournament."""
     import ray
+
     from cardenvs.training.rllib_train import RLlibTrainArgs, train
 
     started_here = not ray.is_initialized()

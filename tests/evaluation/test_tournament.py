@@ -8,11 +8,11 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+
+import cardenvs
 from cardenvs.agents.base import Agent
 from cardenvs.agents.clabber import ClabberHeuristic
 from cardenvs.agents.registry import make_agent
-
-import cardenvs
 from cardenvs.evaluation import TournamentResult, run_tournament, seat_arrangements
 from cardenvs.evaluation.plot import plot_ladder
 from cardenvs.evaluation.tournament import Z_95

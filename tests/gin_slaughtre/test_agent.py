@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from cardenvs.agents.base import RandomAgent
-from cardenvs.agents.gin_slaughtre import GinSlaughtreHeuristic
 
 import cardenvs
+from cardenvs.agents.base import RandomAgent
+from cardenvs.agents.gin_slaughtre import GinSlaughtreHeuristic
 from cardenvs.games.gin_slaughtre import GAME
 from tests.helpers import rotated_seat_returns, share_ended_by_rules
 

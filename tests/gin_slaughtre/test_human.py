@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from cardenvs.agents.human import HumanAgent, QuitGame, typed_form
 
 import cardenvs
+from cardenvs.agents.human import HumanAgent, QuitGame, typed_form
 from cardenvs.games.gin_slaughtre import GAME
 from cardenvs.games.gin_slaughtre.actions import NUM_ARRANGEMENTS, SINGLE_BASE, run_action, set_action
 from cardenvs.games.gin_slaughtre.cards import card_id, card_ids

@@ -38,9 +38,9 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
-from cardenvs.agents.registry import make_agent
 
 import cardenvs
+from cardenvs.agents.registry import make_agent
 from cardenvs.records import GameRecord, play_recorded
 
 GOLDEN_DIR = Path(__file__).parent

@@ -3,10 +3,10 @@
 from __future__ import annotations
 
 import numpy as np
-from cardenvs.agents import RandomAgent
-from cardenvs.agents.slabberjan import SlabberjanHeuristic
 
 import cardenvs
+from cardenvs.agents import RandomAgent
+from cardenvs.agents.slabberjan import SlabberjanHeuristic
 from tests.helpers import rotated_seat_returns
 
 GAMES = 600

@@ -3,10 +3,10 @@
 from __future__ import annotations
 
 import numpy as np
-from cardenvs.agents import RandomAgent
-from cardenvs.agents.slap import SlapHeuristic, slappable
 
 import cardenvs
+from cardenvs.agents import RandomAgent
+from cardenvs.agents.slap import SlapHeuristic, slappable
 from cardenvs.games.slap.params import SLAP_RULES
 from tests.helpers import rotated_seat_returns
 

@@ -7,9 +7,9 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from cardenvs.agents.slap import slappable
 
 import cardenvs
+from cardenvs.agents.slap import slappable
 from cardenvs.core.game import NO_PLAYER
 from cardenvs.games.slap import GAME
 from cardenvs.games.slap.cards import CARD_NAMES, JOKER_RANK, card_id

@@ -6,10 +6,10 @@ from math import comb
 
 import numpy as np
 import pytest
-from cardenvs.agents.base import RandomAgent
-from cardenvs.agents.stabby_jack import StabbyJackHeuristic
 
 import cardenvs
+from cardenvs.agents.base import RandomAgent
+from cardenvs.agents.stabby_jack import StabbyJackHeuristic
 from tests.helpers import play_first_games, share_ended_by_rules
 
 GAMES = 60

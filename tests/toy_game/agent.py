@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 import numpy as np
-from cardenvs.agents.base import Agent
 
+from cardenvs.agents.base import Agent
 from cardenvs.core.game import ObservationLayout
 from tests.toy_game.rules import beats
 

@@ -13,10 +13,10 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from cardenvs.agents.registry import make_agent
 from pettingzoo.test import api_test
 
 import cardenvs
+from cardenvs.agents.registry import make_agent
 from cardenvs.core.registry import GAME_MODULES_VARIABLE
 from cardenvs.evaluation import run_tournament
 from tests.test_env_contract import check_contract, check_runs_as_plain_python_with_jit_disabled

@@ -5,6 +5,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 import pytest
+
 from cardenvs.training import cli, selfplay
 
 #: the game of the tiny runs

@@ -6,13 +6,13 @@ import time
 import numpy as np
 import pytest
 import torch
+
+import cardenvs
 from cardenvs.agents.selfplay import MaskedActorCritic, SelfPlayAgent, load_model
+from cardenvs.core.global_state import state_layout
 from cardenvs.training import selfplay
 from cardenvs.training.auxiliary import Auxiliary, AuxiliaryTask, positive_weights
 from cardenvs.training.recipes import Recipe
-
-import cardenvs
-from cardenvs.core.global_state import state_layout
 
 ENV_ID = "slabberjan_v0"
 

@@ -13,9 +13,9 @@ import sys
 from pathlib import Path
 
 import pytest
-from cardenvs.training import ppo, rllib_train, runs
 
 import cardenvs
+from cardenvs.training import ppo, rllib_train, runs
 
 REPO_ROOT = Path(__file__).resolve().parents[2]
 #: each script, and the dataclass its command line is built from

@@ -5,11 +5,11 @@ import json
 
 import numpy as np
 import pytest
+
+import cardenvs
 from cardenvs.agents.selfplay import SelfPlayAgent, load_model
 from cardenvs.training import open_chains, runs, selfplay
 from cardenvs.training.recipes import Recipe
-
-import cardenvs
 
 CARRIED = Recipe(carry_open_chains=True)
 

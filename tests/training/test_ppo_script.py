@@ -11,12 +11,12 @@ from pathlib import Path
 import numpy as np
 import pytest
 import torch
+
+import cardenvs
 from cardenvs.agents.ppo import PolicyAgent
 from cardenvs.agents.registry import make_agent
 from cardenvs.training import ppo, runs
 from cardenvs.training.runs import RUN_ARGS_NAME
-
-import cardenvs
 from tests.helpers import play_whole_games
 
 ENV_ID = "slabberjan_v0"

@@ -13,11 +13,11 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+
+import cardenvs
 from cardenvs.agents.registry import shipped_checkpoint
 from cardenvs.training import cli, selfplay
 from cardenvs.training.recipes import RECIPES, recipe
-
-import cardenvs
 
 REFERENCE = json.loads((Path(__file__).parent / "data" / "first_updates.json").read_text())
 #: updates of the recorded reference

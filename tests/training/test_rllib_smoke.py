@@ -23,6 +23,11 @@ import pytest
 ray = pytest.importorskip("ray", reason="the [rllib] extra is not installed")
 torch = pytest.importorskip("torch")
 
+from ray.rllib.core.columns import Columns  # noqa: E402
+from ray.rllib.core.rl_module.rl_module import RLModule  # noqa: E402
+from ray.rllib.env.env_runner import NUM_ENV_STEP_FAILURES_LIFETIME  # noqa: E402
+
+import cardenvs  # noqa: E402
 from cardenvs.agents.registry import make_agent  # noqa: E402
 from cardenvs.training import rllib_train, runs  # noqa: E402
 from cardenvs.training.rllib_masking import ILLEGAL_LOGIT, MaskedActorCritic  # noqa: E402
@@ -35,11 +40,6 @@ from cardenvs.training.rllib_train import (  # noqa: E402
     train,
 )
 from cardenvs.training.runs import write_run_args  # noqa: E402
-from ray.rllib.core.columns import Columns  # noqa: E402
-from ray.rllib.core.rl_module.rl_module import RLModule  # noqa: E402
-from ray.rllib.env.env_runner import NUM_ENV_STEP_FAILURES_LIFETIME  # noqa: E402
-
-import cardenvs  # noqa: E402
 from tests.helpers import play_whole_games  # noqa: E402
 
 # RLlib re-registers its gymnasium entry point each time it builds an EnvRunner

@@ -10,14 +10,14 @@ from pathlib import Path
 import numpy as np
 import pytest
 import torch
+
+import cardenvs
+from cardenvs import cli
 from cardenvs.agents.registry import make_agent, shipped_checkpoint
 from cardenvs.agents.selfplay import SelfPlayAgent, load_model
 from cardenvs.training import recipes, runs, selfplay
 from cardenvs.training.cli import parse_train_args, resolve_train_args
 from cardenvs.training.recipes import RECIPES
-
-import cardenvs
-from cardenvs import cli
 
 ENV_ID = "slabberjan_v0"
 #: options of a recipe's extensions and of settings that are gone: none is a command-line option

@@ -2,12 +2,12 @@
 
 import numpy as np
 import pytest
+
+import cardenvs
 from cardenvs.agents.selfplay import SelfPlayAgent
 from cardenvs.training import selfplay
 from cardenvs.training.recipes import Recipe
 from cardenvs.training.shaping import Potential, Shaping
-
-import cardenvs
 
 ENV_ID = "slabberjan_v0"
 

@@ -2,12 +2,12 @@
 
 import numpy as np
 import pytest
-from cardenvs.agents.base import Agent, RandomAgent
-from cardenvs.agents.registry import make_agent
 from gymnasium.utils.env_checker import check_env as gymnasium_check_env
 from stable_baselines3.common.env_checker import check_env as sb3_check_env
 
 import cardenvs
+from cardenvs.agents.base import Agent, RandomAgent
+from cardenvs.agents.registry import make_agent
 from cardenvs.learning import OpponentPool, SingleAgentEnv
 
 ENV_ID = "slabberjan_v0"

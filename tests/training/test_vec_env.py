@@ -3,10 +3,10 @@
 import numpy as np
 import pytest
 import torch
-from cardenvs.agents.base import Agent, RandomAgent
 from sb3_contrib import MaskablePPO
 
 import cardenvs
+from cardenvs.agents.base import Agent, RandomAgent
 from cardenvs.learning import LearnerVecEnv, OpponentPool, SingleAgentEnv
 
 ENV_ID = "slabberjan_v0"

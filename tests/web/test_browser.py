@@ -40,7 +40,6 @@ else:
     uvicorn = pytest.importorskip("uvicorn", reason="uvicorn is not installed (the web extra has it)")
 
 from cardenvs.agents.registry import shipped_checkpoint  # noqa: E402
-
 from cardenvs.web.app import DEFAULT_CHECKPOINTS, SESSION_COOKIE, create_app  # noqa: E402
 from cardenvs.web.tables import table_games  # noqa: E402
 from cardenvs.web.words import action_namer, card_symbols  # noqa: E402
