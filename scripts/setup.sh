@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # Set-up shared by scripts/main.sh and scripts/test.sh: a virtual environment in .venv with the project
 # installed (editable, with its training, RLlib, web, OpenSpiel and dev extras). Re-installs only when
-# pyproject.toml or this file changes. torch comes first and pinned: its CPU build is on these machines, while a bare "torch"
-# requirement would pull a multi-GB CUDA build.
+# pyproject.toml or this file changes. torch comes first and pinned: its CPU build is on these machines, while a
+# bare "torch" requirement would pull a multi-GB CUDA build.
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 if [ ! -x .venv/bin/python ]; then
