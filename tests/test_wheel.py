@@ -89,7 +89,7 @@ def installed(tmp_path_factory) -> dict[str, Path]:
     pytest.importorskip("torch")
     base = tmp_path_factory.mktemp("wheel")
     dist = base / "dist"
-    run([sys.executable, "-m", "pip", "wheel", "--no-deps", "--no-build-isolation", "--quiet", "-w", str(dist),
+    run([sys.executable, "-m", "pip", "wheel", "--no-deps", "--quiet", "-w", str(dist),
          str(REPO)], cwd=base)
     wheel = next(dist.glob(f"{PACKAGE}-*.whl"))
     venv = base / "venv"
