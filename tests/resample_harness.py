@@ -160,3 +160,17 @@ def check_same_distribution(
             continue
         table = [[sum(sample[entry] == value for sample in group) for value in values] for group in samples]
         assert chi2_contingency(table).pvalue > MIN_P_VALUE / entries, f"entry {entry} differs: {table}"
+
+
+def check_reads_nothing_hidden_exactly(
+    game, record: np.record, twin: np.record, seat: int, seeds: Sequence[int]
+) -> None:
+    """``record`` and ``twin`` differ only in what ``seat`` has not seen (the caller builds the twin, e.g. from
+    another deal giving the seat the same observation history): the resampler gives byte-identical records for
+    both from generators with the same seed, so a search agent that sees the true state only through it acts the
+    same on both (``Game.resample`` is a function of the seat's knowledge and the generator alone)."""
+    for seed in seeds:
+        first = game.resample(record, seat, np.random.default_rng(seed))
+        second = game.resample(twin, seat, np.random.default_rng(seed))
+        differ = [name for name in first.dtype.names if not np.array_equal(first[name], second[name])]
+        assert not differ, f"seat {seat}, seed {seed}: the resampled records differ in {differ}"
