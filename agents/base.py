@@ -1,8 +1,15 @@
-"""The agent interface shared by every baseline, tournament and training script."""
+"""The agent interface shared by every baseline, tournament and training script.
+
+Most agents act on what their seat observes (:meth:`Agent.act`, :meth:`Agent.act_batch`). Search agents also draw
+full game states the seat cannot tell from the true one: a front end hands them a :class:`SeatView` per decision
+(:meth:`Agent.act_views`), whose one way into the true state is the game's hidden-card resampler
+(``Game.resample``). :func:`act_on_rows` and :func:`act_in_env` choose the right call for any agent.
+"""
 
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import Any
 
 import numpy as np
 
@@ -16,6 +23,9 @@ class Agent:
 
     #: a short name for tables and logs
     name = "agent"
+    #: whether the agent acts through :meth:`act_views` (it searches over resampled states) rather than on the
+    #: observation alone
+    reads_seat_views = False
 
     def act(self, observation: dict[str, np.ndarray]) -> int:
         """One legal action for ``{"observation": ..., "action_mask": ...}``."""
@@ -27,6 +37,56 @@ class Agent:
             [self.act({"observation": o, "action_mask": m}) for o, m in zip(observations, action_masks, strict=True)],
             dtype=np.int64,
         )
+
+
+    def act_views(self, views: Sequence[SeatView]) -> np.ndarray:
+        """One legal action per seat view (agents with :attr:`reads_seat_views`); by default :meth:`act_batch` on
+        their observations."""
+        return self.act_batch(
+            np.stack([view.observation for view in views]), np.stack([view.action_mask for view in views])
+        )
+
+
+class SeatView:
+    """One decision of one game as a seat sees it: its observation and legal mask, and full states drawn by the
+    game's hidden-card resampler, which agree with everything the seat has seen and redeal everything else.
+
+    The true state stays inside: :meth:`resample` is the one way to it, so an agent given a view can use only what
+    its seat may know (tests/agents/test_search.py proves a search agent acts the same on states that differ only
+    in hidden cards).
+
+    Args:
+        game: the game (``cardenvs.get_game(env_id)``); it must have a resampler (``game.resample``).
+        params: the game's parameters.
+        record: the true state record (copied, so later steps of the front end do not change the view).
+        seat: the seat to act.
+        observation: ``seat``'s observation of ``record``.
+        action_mask: ``seat``'s legal mask of ``record``.
+    """
+
+    __slots__ = ("_game", "_record", "action_mask", "observation", "params", "seat")
+
+    def __init__(
+        self, game: Any, params: Any, record: np.record, seat: int, observation: np.ndarray, action_mask: np.ndarray
+    ):
+        if game.resample is None:
+            raise ValueError(f"{game.env_id} has no hidden-card resampler, so no search agent can play it")
+        self._game = game
+        self._record = np.array([record], record.dtype).view(np.recarray)[0]  # a copy of its own
+        self.params = params
+        self.seat = int(seat)
+        self.observation = np.array(observation, np.float32)
+        self.action_mask = np.array(action_mask, np.int8)
+
+    @property
+    def game(self) -> Any:
+        """The game the view is of."""
+        return self._game
+
+    def resample(self, rng: np.random.Generator) -> np.record:
+        """A full state record that this seat cannot tell from the true one, drawn with ``rng`` (its cards unseen
+        by the seat dealt again, the game's generator reseeded)."""
+        return self._game.resample(self._record, self.seat, rng)
 
 
 class RandomAgent(Agent):
@@ -54,6 +114,7 @@ def act_on_rows(
     current_players: np.ndarray,
     out: np.ndarray,
     rows: np.ndarray | None = None,
+    venv: Any = None,
 ) -> np.ndarray:
     """Let every agent act once, through :meth:`Agent.act_batch`, on the batch rows where one of its seats is to act.
 
@@ -70,6 +131,8 @@ def act_on_rows(
         current_players: the batched env's ``current_player[N]``.
         out: ``[N]`` integer actions, written at the rows an agent acted on; every other entry keeps its value.
         rows: bool ``[N]``: act only on these rows (default: every row).
+        venv: the batched env the rows are games of, needed where an agent reads seat views
+            (:attr:`Agent.reads_seat_views`): they are made from its states.
 
     Returns:
         ``out``.
@@ -85,5 +148,35 @@ def act_on_rows(
         if index < 0:
             continue
         mine = np.flatnonzero(owners == index)
-        out[mine] = agents[index].act_batch(observations[mine], action_masks[mine])
+        agent = agents[index]
+        if agent.reads_seat_views:
+            if venv is None:
+                raise ValueError(f"agent {agent.name!r} searches over game states: give act_on_rows the venv")
+            out[mine] = agent.act_views(seat_views(venv, mine, current_players, observations, action_masks))
+        else:
+            out[mine] = agent.act_batch(observations[mine], action_masks[mine])
     return out
+
+
+def seat_views(
+    venv: Any, rows: np.ndarray, current_players: np.ndarray, observations: np.ndarray, action_masks: np.ndarray
+) -> list[SeatView]:
+    """The :class:`SeatView` of the seat to act in each game ``rows`` of the batched env ``venv``."""
+    states = venv.states
+    return [
+        SeatView(venv.game, venv.params, states[i], current_players[i], observations[i], action_masks[i])
+        for i in rows
+    ]
+
+
+def act_in_env(agent: Agent, env: Any, observation: dict[str, np.ndarray]) -> int:
+    """``agent``'s action at the seat to act of the AEC env ``env`` (a ``cardenvs.env``, wrapped or not), given
+    that seat's ``observation``: through :meth:`Agent.act_views` with the seat's view where the agent searches."""
+    if not agent.reads_seat_views:
+        return int(agent.act(observation))
+    base = env.unwrapped
+    view = SeatView(
+        base.game, base.params, base.state_record, base.possible_agents.index(base.agent_selection),
+        observation["observation"], observation["action_mask"],
+    )
+    return int(agent.act_views([view])[0])

@@ -13,6 +13,7 @@ import argparse
 import sys
 
 import cardenvs
+from cardenvs.agents.base import act_in_env
 from cardenvs.commands import USAGE_ERROR, positive_int_argument, seed_argument
 
 HELP = "play and print one game between the rule-based agents"
@@ -50,7 +51,7 @@ def run(args: argparse.Namespace) -> int:
             final_rewards[name] = reward
             env.step(None)
             continue
-        action = agent.act(observation)
+        action = act_in_env(agent, env, observation)
         action_name = core.game.action_name(core.params, action)
         if action_name != run_of.action_name:
             run_of.flush()

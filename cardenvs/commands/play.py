@@ -24,6 +24,7 @@ from collections.abc import Callable
 from typing import Any
 
 import cardenvs
+from cardenvs.agents.base import act_in_env
 from cardenvs.commands import USAGE_ERROR, check_output_file, positive_int_argument, seed_argument
 from cardenvs.records import GameRecord, decisions
 
@@ -154,7 +155,7 @@ def run(args: argparse.Namespace, input_fn: Callable[[str], str] = input, output
     try:
         for name, observation in decisions(env, final):
             player = env.possible_agents.index(name)
-            action = agents[player].act(observation)
+            action = act_in_env(agents[player], env, observation)
             if player == seat:
                 output(f"you: {game.action_name(params, action)}")
             else:  # as the person's seat may see it: a hidden choice is not named

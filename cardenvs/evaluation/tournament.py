@@ -79,7 +79,7 @@ from typing import Any
 import numpy as np
 
 import cardenvs
-from cardenvs.agents.base import Agent, act_on_rows
+from cardenvs.agents.base import Agent, act_in_env, act_on_rows
 from cardenvs.core.game import Game
 
 #: a tournament compares agents: a lone agent would only be measured against itself, in one seat arrangement
@@ -568,7 +568,7 @@ def _play_batched(
     active = np.ones(size, np.bool_)
     actions = np.zeros(size, np.int64)
     while active.any():
-        act_on_rows(agents, seat_owners, obs, masks, players, actions, rows=active)
+        act_on_rows(agents, seat_owners, obs, masks, players, actions, rows=active, venv=venv)
         lengths[active] += 1
         obs, masks, players, rewards, terminated, truncated = venv.step(actions, active=active)
         returns[active] += rewards[active]
@@ -603,7 +603,7 @@ def _play_aec(
         length = 0
         while not (env.terminations[env.agent_selection] or env.truncations[env.agent_selection]):
             seat_name = env.agent_selection
-            action = agents[owners[seat_of[seat_name]]].act(env.observe(seat_name))
+            action = act_in_env(agents[owners[seat_of[seat_name]]], env, env.observe(seat_name))
             env.step(int(action))
             length += 1
             for name, reward in env.rewards.items():

@@ -28,7 +28,7 @@ import numpy as np
 from gymnasium import spaces
 
 import cardenvs
-from cardenvs.agents.base import Agent
+from cardenvs.agents.base import Agent, act_in_env
 from cardenvs.learning.opponents import OpponentPool, as_pool, check_learner_seat, draw_seating, reseed_agents
 
 #: how many games in a row may end before the learner's first decision before reset() gives up
@@ -141,7 +141,7 @@ class SingleAgentEnv(gymnasium.Env):
             if agent == learner:
                 return reward
             opponent = self._seat_agents[aec.possible_agents.index(agent)]
-            aec.step(int(opponent.act(aec.observe(agent))))
+            aec.step(act_in_env(opponent, aec, aec.observe(agent)))
             reward += aec.rewards[learner]
 
     def _learner_observation(self) -> np.ndarray:

@@ -215,7 +215,7 @@ class LearnerVecEnv(VecEnv):
                 return
             act_on_rows(
                 self._slots, self.seat_slots, games.observations, games.action_masks, games.current_players,
-                self._opponent_actions, rows=waiting,
+                self._opponent_actions, rows=waiting, venv=games,
             )
             games.step(self._opponent_actions, active=waiting, final_observation_for=self.learner_seats)
             # Rows that were not stepped keep the rewards of their last step: only the stepped ones count.

@@ -20,6 +20,7 @@ from typing import Any
 import numpy as np
 
 import cardenvs
+from cardenvs.agents.base import act_in_env
 from cardenvs.core.aec import CardEnv
 from cardenvs.records import GameRecord, decisions, replay
 
@@ -289,7 +290,7 @@ class LiveTable:
     def _agent_move(self) -> None:
         agent, observation = self._decision()
         seat = self.env.possible_agents.index(agent)
-        self._apply(seat, int(self.agents[seat].act(observation)))
+        self._apply(seat, act_in_env(self.agents[seat], self.env, observation))
 
     def _advance(self) -> None:
         """Agent decisions until the person is to act or the game is over."""
