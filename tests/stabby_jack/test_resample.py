@@ -61,6 +61,7 @@ def _check_reads_nothing_hidden(params: dict, seeds: range, pairs: int, draws: i
         harness.check_same_distribution(lambda draw, r=record, s=seat: _ends(GAME.resample(r, s, draw)),
                                         lambda draw, r=twin, s=seat: _ends(GAME.resample(r, s, draw)), draws,
                                         int(index))
+        harness.check_reads_nothing_hidden_exactly(GAME, record, twin, seat, seeds=range(3))
 
 
 @pytest.mark.parametrize("params", PARAMS)

@@ -3,8 +3,9 @@
 Everything in Stabby Jack is face up except the order of the draw pile, and which cards it holds is public
 (``deck_counts``). Every order of those cards is equally likely whatever the seats have seen (a drawn card is shown
 at once, and a reshuffle is the game's own chance), so the resampler shuffles the draw pile uniformly: exactly the
-uniform distribution over the orders that agree with any seat's view, the same for every seat. The game's
-generator is reseeded first, so the rest of the game's chance (later reshuffles) is fresh too.
+uniform distribution over the orders that agree with any seat's view, the same for every seat. It sorts the pile
+before shuffling it, so the result depends on the pile's cards and the generator only, never on their true order.
+The game's generator is reseeded first, so the rest of the game's chance (later reshuffles) is fresh too.
 """
 
 from __future__ import annotations
@@ -17,9 +18,10 @@ from cardenvs.core.rng import seed_state, shuffle
 
 @njit(cache=True)
 def _shuffle_draw_pile(states, seed):
-    """Reseed game 0's generator from ``seed`` and shuffle its draw pile with it."""
+    """Reseed game 0's generator from ``seed``, sort its draw pile and shuffle it with that generator."""
     state = states[0]
     seed_state(state, seed)
+    state.deck[: state.deck_size] = np.sort(state.deck[: state.deck_size])
     shuffle(state, state.deck, state.deck_size)
 
 
