@@ -14,6 +14,7 @@ from cardenvs.games.gin_slaughtre.deal import DEAL_KEYS, apply_deal, deck_from_d
 from cardenvs.games.gin_slaughtre.observation import observation_layout, observe
 from cardenvs.games.gin_slaughtre.params import NUM_PLAYERS, GinSlaughtreParams, fill_params, state_fields
 from cardenvs.games.gin_slaughtre.render import describe_step, picture, render, render_private
+from cardenvs.games.gin_slaughtre.resample import resample
 
 GAME = Game(
     name="gin_slaughtre",
@@ -59,6 +60,7 @@ GAME = Game(
     observation_sources=state.OBSERVATION_SOURCES,
     check_global_state=state.check_global_state,
     public_action_name=public_action_name,
+    resample=resample,
 )
 
 __all__ = ["DEAL_KEYS", "GAME", "action_name", "apply_deal", "deck_from_deal", "num_actions"]
