@@ -12,6 +12,7 @@ from cardenvs.games.slabberjan.deal import apply_deal
 from cardenvs.games.slabberjan.observation import observation_layout, observe
 from cardenvs.games.slabberjan.params import SlabberjanParams, fill_params, state_fields
 from cardenvs.games.slabberjan.render import picture, render, render_private
+from cardenvs.games.slabberjan.resample import resample
 
 GAME = Game(
     name="slabberjan",
@@ -58,6 +59,7 @@ GAME = Game(
     encode_state=state.encode_state,
     observation_sources=state.OBSERVATION_SOURCES,
     check_global_state=state.check_global_state,
+    resample=resample,
 )
 
 __all__ = ["ACTION_NAMES", "GAME", "action_name", "apply_deal", "num_actions"]
