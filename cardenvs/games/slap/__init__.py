@@ -16,6 +16,7 @@ from cardenvs.games.slap.deal import apply_deal
 from cardenvs.games.slap.observation import observation_layout, observe
 from cardenvs.games.slap.params import SlapParams, fill_params, state_fields
 from cardenvs.games.slap.render import describe_step, picture, render
+from cardenvs.games.slap.resample import resample
 
 GAME = Game(
     name="slap",
@@ -63,6 +64,7 @@ GAME = Game(
     encode_state=state.encode_state,
     observation_sources=state.OBSERVATION_SOURCES,
     check_global_state=state.check_global_state,
+    resample=resample,
 )
 
 assert MAX_CARDS == 54

@@ -173,6 +173,11 @@ def state_fields(params: SlapParams) -> list[StateField]:
             "per seat: its reaction_noise draw as a correct slapper of the last resolved window (0 otherwise)",
         ),
         StateField("burnt_total", np.int32, (), "cards burnt by wrong slaps this game"),
+        # --- what the table has seen (the same for every seat: nothing in the game is private)
+        StateField(
+            "seen", np.uint8, (MAX_CARDS,),
+            "per card id: 1 once it has been played face up; every seat saw it, and each move of it since is public",
+        ),
     ]
 
 

@@ -302,6 +302,13 @@ def _burn(state, seat):
 
 
 @njit(cache=True)
+def reaction_time_of(draw):
+    """rule:simultaneous_slaps: the Exp(1) reaction time of 64 random bits (a larger draw is a faster slap)."""
+    uniform = (float(draw >> _SHIFT_11) + 0.5) * _UNIT_SCALE
+    return -np.log(uniform)
+
+
+@njit(cache=True)
 def _pick_slap_winner(state):
     """The correct slapper who takes the pile (rule:correct_slap).
 
@@ -314,8 +321,7 @@ def _pick_slap_winner(state):
         for seat in range(n):  # one Exp(1) reaction time per slapper; the fastest (largest uniform) wins
             if state.slap_choice[seat]:
                 draw = next_u64(state)
-                uniform = (float(draw >> _SHIFT_11) + 0.5) * _UNIT_SCALE
-                state.reaction_time[seat] = -np.log(uniform)
+                state.reaction_time[seat] = reaction_time_of(draw)
                 if winner == NO_PLAYER or draw > best:
                     winner = seat
                     best = draw
@@ -341,6 +347,7 @@ def _play_card(state):
     state.pile[(state.pile_bottom + state.pile_size) % MAX_CARDS] = card
     state.pile_size += 1
     state.face_up += 1
+    state.seen[card] = 1  # face up: every seat saw it, and where it goes from here is public
     state.played_last = seat
     state.cards_played += 1
     state.slap_matches = matching_rules(state)
@@ -479,6 +486,7 @@ def clear_table(state):
     state.stack_size[:] = 0
     state.eliminated[:] = 0
     state.in_play[:] = 0
+    state.seen[:] = 0
     state.cards_in_play = 0
     state.pile_bottom = 0
     state.pile_size = 0

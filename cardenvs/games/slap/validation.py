@@ -1,8 +1,9 @@
 """Slap's checks of a state record from outside (a restored snapshot, ``VectorEnv.set_states``).
 
 :func:`field_ranges` bounds every field; :func:`check_record` requires a record the rules can reach: every card
-of the pack in play in exactly one stack or the pile, seats out holding nothing, an open window asking the seats
-still in from the one that played, and a challenge with a payer. The core runs them
+of the pack in play in exactly one stack or the pile, the cards marked seen in play (the pile's face-up ones among
+them), seats out holding nothing, an open window asking the seats still in from the one that played, and a
+challenge with a payer. The core runs them
 (:func:`cardenvs.core.snapshot.validate_record`) before the compiled rules read the record.
 """
 
@@ -57,6 +58,7 @@ def field_ranges(params: SlapParams) -> dict[str, tuple[float, float]]:
         "last_winner": seat,
         "reaction_time": (0.0, MAX_REACTION_TIME),
         "burnt_total": (0, played * n * params.penalty),  # each card's window burns at most a penalty a seat
+        "seen": flag,
     }
 
 
@@ -79,6 +81,10 @@ def check_record(state: np.record, params: SlapParams) -> None:
     require(sorted(placed) == sorted(in_play), "stack_size", "the stacks and the pile do not hold each card in "
                                                              "play exactly once")
     require(int(state.face_up) <= int(state.pile_size), "face_up", "is more than the pile holds")
+    seen = set(np.flatnonzero(np.asarray(state.seen)).tolist())
+    require(seen <= in_play, "seen", "marks a card not in play")
+    require(set(pile[len(pile) - int(state.face_up):]) <= seen, "seen", "misses a face-up card of the pile")
+    require(len(seen) <= int(state.cards_played), "seen", "marks more cards than were played")
     over = bool(state.terminated or state.truncated)
     require((int(state.phase) == PHASE_OVER) == over, "phase", "is PHASE_OVER exactly when the game is over")
     if state.challenger != NO_PLAYER:
