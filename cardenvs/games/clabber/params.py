@@ -120,6 +120,12 @@ def state_fields(params: ClabberParams) -> list[StateField]:
         StateField("trick_size", np.int32, (), "cards played to the current trick"),
         StateField("tricks_done", np.int32, (), "tricks completed this hand"),
         StateField("played", np.int32, (n,), "card mask each seat has played this hand"),
+        StateField(
+            "excluded", np.int32, (n,),
+            "per seat, card mask of the cards its plays this hand showed it does not hold (holding one would have "
+            "made a card it played illegal: a led suit it did not follow, trumps, higher trumps); public; cards "
+            "played before left out",
+        ),
         StateField("trick_points", np.int32, (NUM_TEAMS,), "card points won this hand (+10 for the last trick)"),
         StateField("tricks_won", np.int32, (NUM_TEAMS,), "tricks won this hand per team"),
         StateField(

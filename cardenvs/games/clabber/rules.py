@@ -122,6 +122,22 @@ def winning_position(state):
 
 
 @njit(cache=True)
+def higher_trumps(state):
+    """The trumps ranking above every trump in the current trick (all trumps if it holds none)."""
+    trump = state.trump
+    highest = -1
+    for position in range(state.trick_size):
+        card = state.trick[position]
+        if card // NUM_RANKS == trump:
+            highest = max(highest, TRUMP_STRENGTH[card % NUM_RANKS])
+    higher = np.int64(0)
+    for rank in range(NUM_RANKS):
+        if TRUMP_STRENGTH[rank] > highest:
+            higher |= card_bit(trump * NUM_RANKS + rank)
+    return higher
+
+
+@njit(cache=True)
 def legal_cards(state, player):
     """rule:follow_suit, rule:must_trump, rule:must_overtrump, rule:free_discard: the cards ``player`` may play."""
     held = np.int64(state.hand[player])
@@ -140,17 +156,39 @@ def legal_cards(state, player):
     trumps = held & suit_bits(trump)
     if trumps == 0:
         return held
-    highest = -1
-    for position in range(state.trick_size):
-        card = state.trick[position]
-        if card // NUM_RANKS == trump:
-            highest = max(highest, TRUMP_STRENGTH[card % NUM_RANKS])
-    over = np.int64(0)
-    for rank in range(NUM_RANKS):
-        bit = card_bit(trump * NUM_RANKS + rank)
-        if trumps & bit and TRUMP_STRENGTH[rank] > highest:
-            over |= bit
+    over = trumps & higher_trumps(state)
     return over if over else trumps
+
+
+@njit(cache=True)
+def shown_absent(state, player, card):
+    """The cards ``player`` shows it does not hold by playing ``card`` (legal) to the current trick: those whose
+    presence in its hand would have made ``card`` illegal under :func:`legal_cards`, so every seat can infer them.
+
+    Not following a plain led suit shows a void in it; then (unless rule:partner_exemption freed the player) a
+    plain card shows no trump, and a trump that does not overtrump shows no higher trump. With trumps led, a
+    plain card shows no trump and a lower trump no higher one. A lead shows nothing.
+    """
+    if state.trick_size == 0:
+        return np.int64(0)
+    trump = state.trump
+    led = state.trick[0] // NUM_RANKS
+    suit = card // NUM_RANKS
+    absent = np.int64(0)
+    if led != trump:
+        if suit == led:
+            return absent
+        absent = suit_bits(led)
+        if state.partner_exemption:
+            winner = (state.leader + winning_position(state)) % NUM_PLAYERS
+            if winner == (player + 2) % NUM_PLAYERS:
+                return absent
+    if suit != trump:
+        return absent | suit_bits(trump)
+    higher = higher_trumps(state)
+    if higher & card_bit(card):
+        return absent
+    return absent | higher
 
 
 @njit(cache=True)
@@ -208,6 +246,7 @@ def begin_hand(state):
     state.trick_size = 0
     state.tricks_done = 0
     state.played[:] = 0
+    state.excluded[:] = 0
     state.trick_points[:] = 0
     state.tricks_won[:] = 0
     state.meld_status[:] = MELD_NOT_YET
@@ -372,10 +411,14 @@ def _compare_melds(state):
 # ---------------------------------------------------------------------------------------------- tricks
 @njit(cache=True)
 def _play_card(state, player, card):
-    """Play a card; rule:bell: the Bell scores when its holder plays the second of trump K and Q."""
+    """Play a card; rule:bell: the Bell scores when its holder plays the second of trump K and Q. What the card
+    shows the seat does not hold (:func:`shown_absent`) joins its public ``excluded`` cards."""
     bit = card_bit(card)
+    absent = shown_absent(state, player, card)
     state.hand[player] = np.int64(state.hand[player]) & ~bit
     state.played[player] = np.int64(state.played[player]) | bit
+    gone = np.int64(state.played[0]) | np.int64(state.played[1]) | np.int64(state.played[2]) | np.int64(state.played[3])
+    state.excluded[player] = np.int64(state.excluded[player]) | (absent & ~gone)
     state.trick[state.trick_size] = card
     state.trick_size += 1
     if player == state.bell_holder and state.bell_points[team_of(player)] == 0:
@@ -599,7 +642,8 @@ def _bits(value: int) -> int:
 
 
 def check_invariants(state: np.record, params) -> None:
-    """Every card is in exactly one place, points and scores add up, and a player to act has a real choice."""
+    """Every card is in exactly one place, no seat is shown not to hold a card it was dealt, points and scores add
+    up, and a player to act has a real choice."""
     dealt = [_bits(state.dealt[s]) for s in range(NUM_PLAYERS)]
     hands = [_bits(state.hand[s]) for s in range(NUM_PLAYERS)]
     played = [_bits(state.played[s]) for s in range(NUM_PLAYERS)]
@@ -609,6 +653,7 @@ def check_invariants(state: np.record, params) -> None:
         assert hands[seat] | played[seat] == dealt[seat], f"seat {seat}: a card appeared or vanished"
         assert bin(dealt[seat]).count("1") == CARDS_PER_HAND, f"seat {seat} was not dealt 6 cards"
         assert union & dealt[seat] == 0, "a card was dealt twice"
+        assert _bits(state.excluded[seat]) & dealt[seat] == 0, f"seat {seat} was shown not to hold a card it was dealt"
         union |= dealt[seat]
     assert union == ALL_CARDS, "not all 24 cards were dealt"
     assert int(state.turn_up) == int(state.deck[LAST_DEAL_INDEX])
@@ -620,6 +665,7 @@ def check_invariants(state: np.record, params) -> None:
     total_played = sum(bin(p).count("1") for p in played)
     if state.phase in (PHASE_BID_FIRST, PHASE_BID_SECOND):
         assert state.trump == NO_SUIT and state.maker == -1 and total_played == 0
+        assert not state.excluded.any(), "a card is excluded before any is played"
     elif state.penalized_seat < 0:
         assert 0 <= state.trump < 4 and 0 <= state.maker < NUM_PLAYERS
         done = int(state.tricks_done)

@@ -1,9 +1,10 @@
 """Clabber's checks of a state record from outside (a restored snapshot, ``VectorEnv.set_states``).
 
 :func:`field_ranges` bounds every field; :func:`check_record` requires a record the rules can reach: the deck a
-deal order of the 24 cards that gave each seat its ``dealt`` cards, each seat's cards held or played, the trick
-made of cards its seats played, the bids, the seat to act, melds and the Bell agreeing with the phase. The core
-runs them (:func:`cardenvs.core.snapshot.validate_record`) before the compiled rules read the record.
+deal order of the 24 cards that gave each seat its ``dealt`` cards, each seat's cards held or played and none of
+them among its ``excluded`` cards, the trick made of cards its seats played, the bids, the seat to act, melds and
+the Bell agreeing with the phase. The core runs them (:func:`cardenvs.core.snapshot.validate_record`) before the
+compiled rules read the record.
 """
 
 from __future__ import annotations
@@ -85,6 +86,7 @@ def field_ranges(params: ClabberParams) -> dict[str, tuple[int, int]]:
         "trick_size": (0, NUM_PLAYERS),
         "tricks_done": (0, NUM_TRICKS),
         "played": cards,
+        "excluded": cards,
         "trick_points": (0, HAND_POINTS),
         "tricks_won": (0, NUM_TRICKS),
         "meld_status": (MELD_NOT_YET, MELD_SKIPPED),
@@ -120,7 +122,8 @@ def check_record(state: np.record, params: ClabberParams) -> None:
 
 
 def _check_deal(state: np.record) -> None:
-    """The deck is a deal order of all 24 cards; it gave each seat its ``dealt`` cards, the last one face up."""
+    """The deck is a deal order of all 24 cards; it gave each seat its ``dealt`` cards, the last one face up; a
+    seat's excluded cards are none of its own, and only its plays exclude any."""
     deck = [int(card) for card in state.deck]
     require(sorted(deck) == list(range(NUM_CARDS)), "deck", "must hold each of the 24 cards once")
     dealer = int(state.dealer)
@@ -136,6 +139,9 @@ def _check_deal(state: np.record) -> None:
         require(held & ~dealt == 0, "hand", f"seat {seat} holds a card it was not dealt")
         require(played == dealt & ~held, "played", f"seat {seat}'s played cards are not its dealt cards it no "
                                                    "longer holds")
+        excluded = int(state.excluded[seat])
+        require(excluded & dealt == 0, "excluded", f"seat {seat} was shown not to hold a card it was dealt")
+        require(played != 0 or excluded == 0, "excluded", f"seat {seat} showed what it lacks without playing")
 
 
 def _check_bidding(state: np.record, phase: int) -> None:
