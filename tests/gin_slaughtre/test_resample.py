@@ -1,0 +1,291 @@
+"""Gin Slaughtre's hidden-card resampler (cardenvs/games/gin_slaughtre/resample.py) passes the four checks of
+tests/resample_harness.py over positions of random and rule-based games, at both seats.
+
+"Really resampled" compares the resampler with a brute-force enumeration of every placement of the unseen cards
+(the opponent's hidden hand, the downcard slots, the stock in order) that shows the seat the same observation and
+legal actions, on positions with few unseen cards; on the others, where each unseen card goes is compared with its
+exact probabilities. "Reads nothing hidden" builds twins by dealing again with unseen cards moved to other places
+of the deck and replaying the same actions, every observation of the seat the same."""
+
+from __future__ import annotations
+
+import itertools
+from collections.abc import Sequence
+
+import numpy as np
+import pytest
+
+import cardenvs
+from cardenvs.games.gin_slaughtre.actions import ARRANGEMENTS, NUM_ARRANGEMENTS, arrangement_action
+from cardenvs.games.gin_slaughtre.cards import NO_CARD, NUM_CARDS
+from cardenvs.games.gin_slaughtre.params import NUM_PLAYERS
+from cardenvs.games.gin_slaughtre.rules import LOC_DOWN, LOC_HAND, LOC_STOCK, LOC_UP, PHASE_ARRANGE
+from tests import resample_harness as harness
+
+ENV_ID = "gin_slaughtre_v0"
+GAME = cardenvs.get_game(ENV_ID)
+PARAMS = [{**params, "max_turns": 150} for params in GAME.example_params]
+#: positions whose unseen cards are at most this many have every placement enumerated
+SMALL_POOL = 6
+ALL_CARDS = range(NUM_CARDS)
+
+
+def _positions(params: dict, seeds: range) -> list[tuple]:
+    return [position for rule_based in (False, True)
+            for position in harness.play_positions(ENV_ID, params, seeds, rule_based)]
+
+
+def _unseen(record: np.record, seat: int) -> list[int]:
+    """The cards ``seat`` has not seen, in id order: the stock, every downcard and the opponent's hand cards that
+    are not public."""
+    location = np.asarray(record.location).astype(np.int64)
+    opponent_hand = LOC_HAND + NUM_PLAYERS - 1 - seat
+    hidden = (location == LOC_STOCK) | (location >= LOC_DOWN) | ((location == opponent_hand) & (record.known == 0))
+    return np.flatnonzero(hidden).tolist()
+
+
+def _placement(record: np.record) -> tuple:
+    """Where every card is, the stock's order and the downcards' slots: the hidden part of a record."""
+    return (tuple(int(x) for x in record.location), tuple(int(x) for x in record.stock[: record.stock_size]),
+            tuple(int(x) for x in np.asarray(record.downcards).ravel()))
+
+
+def _places(record: np.record, cards: Sequence[int]) -> tuple[int, ...]:
+    """Per card of ``cards``: its location, or for a stock card how deep it lies (the next draw is deepest)."""
+    places = []
+    for card in cards:
+        location = int(record.location[card])
+        if location == LOC_STOCK:
+            depth = int(np.flatnonzero(np.asarray(record.stock[: record.stock_size]) == card)[0])
+            places.append(100 + int(record.stock_size) - 1 - depth)
+        else:
+            places.append(location)
+    return tuple(places)
+
+
+def _consistent_placements(record: np.record, seat: int, params) -> list[tuple]:
+    """Every placement of the unseen cards that shows ``seat`` the same observation and legal actions and keeps
+    the game's invariants, by brute force over every order of them into the opponent's hand, the downcard slots
+    and the stock."""
+    pool = _unseen(record, seat)
+    opponent_hand = LOC_HAND + NUM_PLAYERS - 1 - seat
+    want = harness.observed(GAME, params, record, seat)
+    placements = set()
+    for order in itertools.permutations(pool):
+        candidate = harness.record_copy(record)
+        cards = iter(order)
+        for card in pool:
+            if int(record.location[card]) == opponent_hand:
+                candidate.location[next(cards)] = opponent_hand
+        for owner in range(NUM_PLAYERS):
+            for slot in range(int(record.num_downcards)):
+                if int(record.downcards[owner, slot]) != NO_CARD:
+                    card = next(cards)
+                    candidate.downcards[owner, slot] = card
+                    candidate.location[card] = LOC_DOWN + owner
+        for index in range(int(record.stock_size)):
+            card = next(cards)
+            candidate.stock[index] = card
+            candidate.location[card] = LOC_STOCK
+        got = harness.observed(GAME, params, candidate, seat)
+        if not (np.array_equal(got[0], want[0]) and np.array_equal(got[1], want[1])):
+            continue
+        try:
+            GAME.check_invariants(candidate, params)
+        except AssertionError:
+            continue
+        placements.add(_placement(candidate))
+    return sorted(placements)
+
+
+def _check_uniform_small(params: dict, seeds: range, limit: int, seed: int) -> int:
+    """On up to ``limit`` positions with 2 to SMALL_POOL unseen cards (spread over the games), the resampler draws
+    every consistent placement uniformly."""
+    made = GAME.make_params(**params)
+    small = [(record, seat) for record, _, _ in _positions(params, seeds) for seat in range(NUM_PLAYERS)
+             if 2 <= len(_unseen(record, seat)) <= SMALL_POOL]
+    checked = 0
+    for record, seat in small[:: max(1, len(small) // limit)][:limit]:
+        placements = _consistent_placements(record, seat, made)
+        assert _placement(record) in placements, "the true placement is not among the consistent ones"
+        harness.check_uniform_over(
+            lambda rng, r=record, s=seat: _placement(GAME.resample(r, s, rng)), placements, seed + checked)
+        checked += 1
+    return checked
+
+
+NEXT_DRAW = 100  # place class of the stock's top card
+DEEPER = -1  # place class of any other stock card
+
+
+def _place_class(record: np.record, card: int) -> int:
+    """Where ``card`` is: its location, NEXT_DRAW for the stock's top card, DEEPER for another stock card."""
+    location = int(record.location[card])
+    if location != LOC_STOCK:
+        return location
+    return NEXT_DRAW if int(record.stock[record.stock_size - 1]) == card else DEEPER
+
+
+def _check_places(params: dict, seeds: range, every: int, seed: int) -> int:
+    """On larger positions each of two unseen cards lands in the opponent's hand, a downcard slot of either seat,
+    at the top of the stock or deeper with its exact probability (places over unseen cards)."""
+    checked = 0
+    for record, _, _ in _positions(params, seeds)[::every]:
+        seat = checked % NUM_PLAYERS
+        pool = _unseen(record, seat)
+        if len(pool) <= SMALL_POOL:
+            continue
+        opponent_hand = LOC_HAND + NUM_PLAYERS - 1 - seat
+        hidden_in_hand = sum(int(record.location[card]) == opponent_hand for card in pool)
+        probabilities = {opponent_hand: hidden_in_hand / len(pool), NEXT_DRAW: int(record.stock_size > 0) / len(pool),
+                         DEEPER: max(int(record.stock_size) - 1, 0) / len(pool)}
+        for owner in range(NUM_PLAYERS):
+            probabilities[LOC_DOWN + owner] = int(record.down_count[owner]) / len(pool)
+        probabilities = {place: p for place, p in probabilities.items() if p > 0}
+        for card in (pool[0], pool[-1]):
+            harness.check_distribution(lambda rng, r=record, s=seat, c=card: _place_class(GAME.resample(r, s, rng), c),
+                                       probabilities, seed + checked)
+        checked += 1
+    return checked
+
+
+def _check_arrangement_redrawn(params: dict, seeds: range, seed: int) -> int:
+    """The opponent's chosen arrangement (an index into seven cards the seat has not all seen) is drawn uniformly
+    from the 35; the seat's own choice is kept."""
+    checked = 0
+    uniform = {action: 1 / NUM_ARRANGEMENTS for action in range(NUM_ARRANGEMENTS)}
+    for record, _, _ in _positions(params, seeds)[:: 37]:
+        for seat in range(NUM_PLAYERS):
+            opponent = NUM_PLAYERS - 1 - seat
+            if record.pending_arrangement[opponent] < 0:
+                continue
+            harness.check_distribution(
+                lambda rng, r=record, s=seat, o=opponent: int(GAME.resample(r, s, rng).pending_arrangement[o]),
+                uniform, seed + checked)
+            own = GAME.resample(record, seat, np.random.default_rng(seed)).pending_arrangement[seat]
+            assert own == record.pending_arrangement[seat]
+            checked += 1
+    return checked
+
+
+def _seven_cards(record: np.record, seat: int) -> list[int]:
+    location = np.asarray(record.location)
+    return np.flatnonzero((location == LOC_HAND + seat) | (location == LOC_UP + seat)).tolist()
+
+
+def _replayed_twin(record: np.record, actions: list[int], seed: int, params: dict, seat: int,
+                   rng: np.random.Generator) -> np.record | None:
+    """A record ``seat`` cannot tell from ``record``: the same game dealt again with the cards ``seat`` has not seen
+    by now moved among their places in the deck (all at once, or two of them), replayed with the same actions
+    (each arrangement choosing the same upcards), every action legal and every observation and legal mask of
+    ``seat`` the same. None if the tried deal breaks that."""
+    first = cardenvs.env(ENV_ID, **params)
+    first.reset(seed=seed)
+    deck = [int(card) for card in first.unwrapped.state_record.stock[::-1]]  # top first, as dealt
+    dealer = int(first.unwrapped.state_record.dealer)
+    positions = [deck.index(card) for card in _unseen(record, seat)]
+    if len(positions) < 2:
+        return None
+    moved = rng.permutation(positions) if rng.random() < 0.5 else rng.choice(positions, 2, replace=False)
+    chosen = sorted(int(i) for i in moved)
+    cards = [deck[i] for i in moved]
+    for position, card in zip(chosen, cards, strict=True):
+        deck[position] = card
+    twin = cardenvs.env(ENV_ID, **params)
+    twin.reset(seed=seed, options={"deal": {"dealer": dealer, "deck": deck}})
+    for action in actions:
+        if not _same_view(first, twin, seat):
+            return None
+        mine, theirs = first.unwrapped.state_record, twin.unwrapped.state_record
+        twin_action = action
+        if mine.phase == PHASE_ARRANGE:
+            player = int(mine.current_player)
+            order = sorted(_seven_cards(mine, player))
+            upcards = [order[int(i)] for i in ARRANGEMENTS[action]]
+            if not set(upcards) <= set(_seven_cards(theirs, player)):
+                return None
+            twin_action = arrangement_action(_seven_cards(theirs, player), upcards)
+        if not twin.unwrapped._mask[twin_action]:
+            return None
+        first.step(action)
+        twin.step(twin_action)
+    if not _same_view(first, twin, seat) or _placement(twin.unwrapped.state_record) == _placement(record):
+        return None
+    return harness.record_copy(twin.unwrapped.state_record)
+
+
+def _same_view(first, second, seat: int) -> bool:
+    agent = first.possible_agents[seat]
+    a, b = first.observe(agent), second.observe(agent)
+    return (np.array_equal(a["observation"], b["observation"]) and np.array_equal(a["action_mask"], b["action_mask"])
+            and first.agent_selection == second.agent_selection)
+
+
+def _check_reads_nothing_hidden(params: dict, seeds: range, pairs: int, draws: int) -> None:
+    """Twins give byte-identical resampled records from the same generator seed, and the same distribution of
+    where every card goes."""
+    rng = np.random.default_rng(5)
+    found = 0
+    positions = _positions(params, seeds)
+    for index in rng.permutation(len(positions)):
+        record, actions, seed = positions[index]
+        seat = int(rng.integers(NUM_PLAYERS))
+        twin = _replayed_twin(record, actions, seed, params, seat, rng)
+        if twin is None:
+            continue
+        harness.check_reads_nothing_hidden_exactly(GAME, record, twin, seat, range(5))
+        harness.check_same_distribution(lambda draw, r=record, s=seat: _places(GAME.resample(r, s, draw), ALL_CARDS),
+                                        lambda draw, r=twin, s=seat: _places(GAME.resample(r, s, draw), ALL_CARDS),
+                                        draws, seed=int(index))
+        found += 1
+        if found == pairs:
+            return
+    assert found == pairs, f"only {found} indistinguishable pairs found"
+
+
+@pytest.mark.parametrize("params", PARAMS)
+def test_same_observation(params):
+    harness.check_same_observation(ENV_ID, params, _positions(params, range(2))[::3], draws=2, seed=1)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("params", PARAMS)
+def test_same_observation_long(params):
+    harness.check_same_observation(ENV_ID, params, _positions(params, range(10, 40)), draws=3, seed=2)
+
+
+@pytest.mark.parametrize("params", PARAMS)
+def test_really_resampled(params):
+    assert _check_uniform_small(params, range(3), limit=4, seed=3) > 0
+    assert _check_places(params, range(1), every=40, seed=30) > 0
+    assert _check_arrangement_redrawn(params, range(1), seed=31) > 0
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("params", PARAMS)
+def test_really_resampled_long(params):
+    assert _check_uniform_small(params, range(20, 35), limit=60, seed=4) > 0
+    assert _check_places(params, range(20, 25), every=7, seed=40) > 0
+    assert _check_arrangement_redrawn(params, range(20, 25), seed=41) > 0
+
+
+@pytest.mark.parametrize("params", PARAMS)
+def test_reads_nothing_hidden(params):
+    _check_reads_nothing_hidden(params, range(3), pairs=3, draws=300)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("params", PARAMS)
+def test_reads_nothing_hidden_long(params):
+    _check_reads_nothing_hidden(params, range(30, 40), pairs=15, draws=1000)
+
+
+@pytest.mark.parametrize("params", PARAMS)
+def test_consistent(params):
+    harness.check_consistent(ENV_ID, params, _positions(params, range(2))[::6], seed=6)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("params", PARAMS)
+def test_consistent_long(params):
+    harness.check_consistent(ENV_ID, params, _positions(params, range(60, 70)), seed=7)
