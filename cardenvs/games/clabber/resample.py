@@ -1,27 +1,36 @@
 """Clabber's hidden-card resampler: a full state record that one seat cannot tell from the true one.
 
 What a seat has seen and the record keeps: its own six cards, the turn-up (the dealer's), every card played this
-hand and by whom, the current trick in order, the bids, the declared melds and, once scored, who held the Bell.
+hand and by whom, the current trick in order, the bids, the declared melds, once scored who held the Bell, and
+``excluded``: per seat, the cards its plays showed it does not hold (a seat that did not follow suit is void in it,
+one that did not trump holds no trump, one that did not overtrump holds no higher trump; rules.shown_absent).
 Every other card is dealt again among the other seats, each getting as many as it had, uniformly among the deals
-that agree with all of that: the current trick's cards were legal plays from the hands they leave (a seat that
-did not follow suit is void in it, one that did not trump has no trump, one that did not overtrump has no higher
-trump), the seat to act has a choice (forced moves play themselves), a suit named in the second bidding round was
-held, each declared meld set is the seat's best one, a seat whose declaration moment passed without melds
-(automatic declaring) holds none, and the Bell was not left unscored. Rejection sampling gives that uniformity
-exactly: a uniform deal of the unseen cards, kept only if it agrees.
+that agree with all of that: no seat gets a card it is excluded from, the seat to act has a choice (forced moves
+play themselves), a suit named in the second bidding round was held, each declared meld set is the seat's best
+one, a seat whose declaration moment passed without melds (automatic declaring) holds none, and a seat now
+deciding whether to declare holds melds.
 
-The record keeps no history of earlier tricks, so what they showed (a void in an earlier trick) is not used; nor
-is a SKIP with ``optional_declare`` (it reads the same as having nothing to declare). docs/rules/clabber.md,
-"Resampling", says so.
+The exclusions are a per-seat set of allowed cards, so the deals that respect them and the hand sizes can be
+counted exactly (a table over the unseen cards in id order and how many each seat still needs) and one of them
+drawn exactly uniformly as a single integer below that count. The few remaining conditions are checked on the
+drawn deal, which is redrawn until they hold: rejection from a uniform distribution over a superset, so exactly
+uniform over the agreeing deals.
+
+The result depends only on what the seat knows and on ``rng``: the unseen cards are taken in id order, every
+hidden field (the other hands, the deal order, a deciding seat's private meld candidate, the Bell's holder) is
+written from the new deal alone, and the game's generator is reseeded from ``rng``. A SKIP with
+``optional_declare`` reads the same as having had nothing to declare, and is treated so. docs/rules/clabber.md,
+"Resampling", says all this.
 """
 
 from __future__ import annotations
 
 import numpy as np
+from numba import njit
 
-from cardenvs.core.rng import seed_state
-from cardenvs.games.clabber.cards import ALL_CARDS, KING, NUM_CARDS, NUM_RANKS, QUEEN
-from cardenvs.games.clabber.melds import BELL_POINTS, best_melds, popcount
+from cardenvs.core.rng import next_u64, seed_state
+from cardenvs.games.clabber.cards import KING, NUM_CARDS, NUM_RANKS, QUEEN
+from cardenvs.games.clabber.melds import best_melds, popcount
 from cardenvs.games.clabber.params import CARDS_PER_HAND, NUM_PLAYERS
 from cardenvs.games.clabber.rules import (
     BID_NAME,
@@ -31,189 +40,246 @@ from cardenvs.games.clabber.rules import (
     MELD_SKIPPED,
     NUM_ACTIONS_WITH_DECLARE,
     PHASE_DECLARE,
-    legal_cards,
+    card_bit,
     legal_mask,
     suit_bits,
-    team_of,
 )
+from cardenvs.games.clabber.validation import NO_SEAT
 
-#: deals tried before giving up (the true deal always agrees, so a position needs far fewer)
-MAX_ATTEMPTS = 200_000
-NO_SEAT = -1
+#: deals drawn before giving up (the true deal always agrees, and the exclusions hold by construction, so a
+#: reachable record needs a handful)
+MAX_ATTEMPTS = 100_000
+NUM_OTHERS = NUM_PLAYERS - 1
+#: the largest uint64, for an exact uniform draw below a bound
+MAX_U64 = np.uint64(2**64 - 1)
 
 
-def _bits(cards: int) -> list[int]:
-    return [card for card in range(NUM_CARDS) if cards >> card & 1]
+@njit(cache=True)
+def known_mask(state, seat, other):
+    """The card mask of ``other``'s dealt cards that ``seat`` knows about: all of its own; of another seat, the
+    cards it played, its declared melds and, for the dealer, the turn-up."""
+    if other == seat:
+        return np.int64(state.dealt[other])
+    cards = np.int64(state.played[other])
+    if state.meld_status[other] == MELD_DECLARED:
+        cards |= np.int64(state.meld_cards[other])
+    if other == state.dealer:
+        cards |= card_bit(state.turn_up)
+    return cards
 
 
 def known_cards(state: np.record, seat: int) -> list[int]:
     """Per seat, the card mask of its dealt cards that ``seat`` knows about (all of its own)."""
-    known = []
+    return [int(known_mask(state, seat, other)) for other in range(NUM_PLAYERS)]
+
+
+@njit(cache=True)
+def _uniform_below(state, bound):
+    """An exactly uniform integer in ``[0, bound)`` from the generator of ``state`` (rejecting the ``2**64 mod
+    bound`` lowest draws, so every residue is equally likely)."""
+    n = np.uint64(bound)
+    floor = (MAX_U64 % n + np.uint64(1)) % n
+    while True:
+        draw = next_u64(state)
+        if draw >= floor:
+            return np.int64(draw % n)
+
+
+@njit(cache=True)
+def _count_deals(pool, allowed, needed):
+    """``ways[k, a, b]``: the deals of ``pool[k:]`` giving the first other seat ``a`` cards, the second ``b`` and
+    the third the rest, each card to a seat allowed it (``allowed[k, j]``)."""
+    size = len(pool)
+    ways = np.zeros((size + 1, needed[0] + 1, needed[1] + 1), np.int64)
+    ways[size, 0, 0] = 1
+    for k in range(size - 1, -1, -1):
+        left = size - k
+        for a in range(needed[0] + 1):
+            for b in range(needed[1] + 1):
+                c = left - a - b
+                if c < 0 or c > needed[2]:
+                    continue
+                total = np.int64(0)
+                if a > 0 and allowed[k, 0]:
+                    total += ways[k + 1, a - 1, b]
+                if b > 0 and allowed[k, 1]:
+                    total += ways[k + 1, a, b - 1]
+                if c > 0 and allowed[k, 2]:
+                    total += ways[k + 1, a, b]
+                ways[k, a, b] = total
+    return ways
+
+
+@njit(cache=True)
+def _decode_deal(index, pool, allowed, needed, ways, cards):
+    """Deal number ``index`` (below ``ways[0, needed[0], needed[1]]``) of the deals :func:`_count_deals` counts:
+    ``cards[j]`` becomes the mask of the pool cards other seat ``j`` gets. Distinct indices give distinct deals."""
+    a, b = needed[0], needed[1]
+    cards[:] = 0
+    for k in range(len(pool)):
+        bit = card_bit(pool[k])
+        if a > 0 and allowed[k, 0]:
+            count = ways[k + 1, a - 1, b]
+            if index < count:
+                cards[0] |= bit
+                a -= 1
+                continue
+            index -= count
+        if b > 0 and allowed[k, 1]:
+            count = ways[k + 1, a, b - 1]
+            if index < count:
+                cards[1] |= bit
+                b -= 1
+                continue
+            index -= count
+        cards[2] |= bit  # the index is below the count of the deals left, so the third seat may take it
+
+
+@njit(cache=True)
+def _melds_agree(state, seat):
+    """Declared melds are each seat's best set; a seat whose automatic declaring passed holds none; a seat now
+    deciding whether to declare holds melds (its private candidate is rewritten for its new cards)."""
+    trump = state.trump
+    if trump < 0:
+        return True
     for other in range(NUM_PLAYERS):
         if other == seat:
-            known.append(int(state.dealt[other]))
             continue
-        cards = int(state.played[other])
-        if int(state.meld_status[other]) == MELD_DECLARED:
-            cards |= int(state.meld_cards[other])
-        if other == int(state.dealer):
-            cards |= 1 << int(state.turn_up)
-        known.append(cards)
-    return known
+        status = state.meld_status[other]
+        deciding = state.phase == PHASE_DECLARE and other == state.current_player
+        if status == MELD_NOT_YET and not deciding:
+            continue
+        if status == MELD_SKIPPED and state.optional_declare:
+            continue  # a SKIP reads the same as nothing to declare
+        cards, points, key, _ = best_melds(np.int64(state.dealt[other]), trump, state.seq_tiebreak)
+        if status == MELD_DECLARED:
+            if cards != state.meld_cards[other] or points != state.meld_points[other] or key != state.meld_best[other]:
+                return False
+        elif status == MELD_SKIPPED:
+            if points != 0:
+                return False
+        else:
+            if points == 0:
+                return False
+            state.meld_cards[other] = cards
+            state.meld_points[other] = points
+            state.meld_best[other] = key
+    return True
+
+
+@njit(cache=True)
+def _agrees(state, seat, mask):
+    """Whether the deal now in ``state`` agrees with what ``seat`` saw beyond the exclusions: the named suit was
+    held, the melds as shown, and the seat to act has a real choice (rule:forced_moves plays a lone legal move)."""
+    maker = state.maker
+    named = maker != NO_SEAT and state.bid_second[maker] == BID_NAME
+    if named and np.int64(state.dealt[maker]) & suit_bits(state.trump) == 0:
+        return False
+    if not _melds_agree(state, seat):
+        return False
+    if state.terminated or state.truncated or state.current_player == seat:
+        return True
+    legal_mask(state, mask)
+    return mask.sum() >= 2
+
+
+@njit(cache=True)
+def _write_deck(state):
+    """A deal order that gives each seat its cards, in id order on its deck positions, the turn-up last (the deck
+    is never shown, so any order that deals the same hands will do, and this one depends on the hands alone)."""
+    dealer = state.dealer
+    turn_up = state.turn_up
+    for seat in range(NUM_PLAYERS):
+        cards = np.int64(state.dealt[seat])
+        if seat == dealer:
+            cards &= ~card_bit(turn_up)
+        position = (seat - dealer - 1) % NUM_PLAYERS
+        for card in range(NUM_CARDS):
+            if cards >> card & 1:
+                state.deck[position] = card
+                position += NUM_PLAYERS
+    state.deck[LAST_DEAL_INDEX] = turn_up
+
+
+@njit(cache=True)
+def _write_bell_holder(state):
+    """rule:bell: the holder is the seat dealt the trump King and Queen (none while bidding)."""
+    state.bell_holder = NO_SEAT
+    if state.trump < 0:
+        return
+    bell = card_bit(state.trump * NUM_RANKS + KING) | card_bit(state.trump * NUM_RANKS + QUEEN)
+    for other in range(NUM_PLAYERS):
+        if np.int64(state.dealt[other]) & bell == bell:
+            state.bell_holder = other
+
+
+@njit(cache=True)
+def _resample(states, seat, seed):
+    """Deal the cards ``seat`` has not seen in record 0 of ``states`` again (see the module docstring), with its
+    generator reseeded from ``seed`` and then drawing the deal. False if no agreeing deal turned up."""
+    state = states[0]
+    seed_state(state, seed)
+    others = np.zeros(NUM_OTHERS, np.int64)
+    known = np.zeros(NUM_PLAYERS, np.int64)
+    needed = np.zeros(NUM_OTHERS, np.int64)
+    seen = np.int64(0)
+    j = 0
+    for other in range(NUM_PLAYERS):
+        known[other] = known_mask(state, seat, other)
+        seen |= known[other]
+        if other != seat:
+            others[j] = other
+            needed[j] = CARDS_PER_HAND - popcount(known[other])
+            j += 1
+    pool = np.zeros(NUM_CARDS - popcount(seen), np.int64)
+    allowed = np.zeros((len(pool), NUM_OTHERS), np.bool_)
+    k = 0
+    for card in range(NUM_CARDS):
+        if not seen >> card & 1:
+            pool[k] = card
+            for j in range(NUM_OTHERS):
+                allowed[k, j] = not np.int64(state.excluded[others[j]]) >> card & 1
+            k += 1
+    ways = _count_deals(pool, allowed, needed)
+    total = ways[0, needed[0], needed[1]]
+    if total == 0:
+        return False
+    cards = np.zeros(NUM_OTHERS, np.int64)
+    mask = np.zeros(NUM_ACTIONS_WITH_DECLARE, np.int8)
+    for _ in range(MAX_ATTEMPTS):
+        _decode_deal(_uniform_below(state, total), pool, allowed, needed, ways, cards)
+        for j in range(NUM_OTHERS):
+            other = others[j]
+            state.dealt[other] = known[other] | cards[j]
+            state.hand[other] = np.int64(state.dealt[other]) & ~np.int64(state.played[other])
+        if _agrees(state, seat, mask):
+            _write_deck(state)
+            _write_bell_holder(state)
+            return True
+    return False
 
 
 def resample(state: np.record, seat: int, rng: np.random.Generator) -> np.record:
     """A copy of ``state`` with every card ``seat`` has not seen dealt again, uniformly among the deals that agree
     with what it has seen, and the game's generator reseeded from ``rng``.
 
+    Two records ``seat`` cannot tell apart give byte-identical results from generators in the same state.
+
     Args:
         state: a Clabber state record (not changed).
         seat: the seat whose knowledge is kept (0–3).
-        rng: where the new deal and the new generator seed come from.
+        rng: where the new generator seed comes from (one draw); the new deal comes from that generator.
 
     Returns:
         the new record (an ``np.record`` of its own one-record array).
 
     Raises:
-        RuntimeError: no agreeing deal turned up in :data:`MAX_ATTEMPTS` tries (a record the rules cannot reach).
+        RuntimeError: no agreeing deal turned up in :data:`MAX_ATTEMPTS` draws (a record the rules cannot reach).
     """
-    copy = np.zeros(1, state.dtype).view(np.recarray)
-    copy[0] = state
-    record = copy[0]
-    known = known_cards(state, seat)
-    pool = np.array(_bits(ALL_CARDS & ~int(np.bitwise_or.reduce(np.array(known, np.int64)))), np.int64)
-    others = [other for other in range(NUM_PLAYERS) if other != seat]
-    needed = [CARDS_PER_HAND - popcount(np.int64(known[other])) for other in others]
-    for _ in range(MAX_ATTEMPTS):
-        shuffled = rng.permutation(pool)
-        start = 0
-        for other, count in zip(others, needed, strict=True):
-            dealt = known[other]
-            for card in shuffled[start:start + count]:
-                dealt |= 1 << int(card)
-            start += count
-            record.dealt[other] = dealt
-            record.hand[other] = dealt & ~int(state.played[other])
-        if _agrees(record, state, seat):
-            _redeal_order(record, rng)
-            seed_state(record, np.uint64(rng.integers(0, 2**64, dtype=np.uint64)))
-            return record
-    raise RuntimeError(f"no deal agreeing with seat {seat}'s view turned up in {MAX_ATTEMPTS} tries")
-
-
-def _agrees(record: np.record, state: np.record, seat: int) -> bool:
-    """Whether the new deal in ``record`` agrees with everything ``seat`` saw (melds and the Bell are rewritten
-    to fit the new hands where they are private)."""
-    return (_trick_was_legal(record, seat) and _bids_agree(record) and _melds_agree(record, state, seat)
-            and _bell_agrees(record) and _to_act_has_choice(record))
-
-
-def _to_act_has_choice(record: np.record) -> bool:
-    """The seat to act has two legal actions or more: the rules play a forced move themselves (rule:forced_moves),
-    so being asked shows everyone that it has a choice."""
-    if record.terminated or record.truncated:
-        return True
-    mask = np.zeros(NUM_ACTIONS_WITH_DECLARE, np.int8)
-    legal_mask(record, mask)
-    return int(mask.sum()) >= 2
-
-
-def _trick_was_legal(record: np.record, seat: int) -> bool:
-    """Every card of the current trick was a legal play from the hand it left (that hand is the seat's hand now
-    plus that card)."""
-    size = int(record.trick_size)
-    if size == 0:
-        return True
-    saved_size = size
-    leader = int(record.leader)
-    try:
-        for position in range(1, size):
-            player = (leader + position) % NUM_PLAYERS
-            if player == seat:
-                continue
-            card = int(record.trick[position])
-            held = int(record.hand[player])
-            record.trick_size = position
-            record.hand[player] = held | 1 << card
-            legal = int(legal_cards(record, player))
-            record.hand[player] = held
-            if not legal >> card & 1:
-                return False
-    finally:
-        record.trick_size = saved_size
-    return True
-
-
-def _bids_agree(record: np.record) -> bool:
-    """A suit named in the second bidding round was in the maker's hand (as dealt: nothing is played while
-    bidding)."""
-    maker = int(record.maker)
-    if maker == NO_SEAT or int(record.bid_second[maker]) != BID_NAME:
-        return True
-    return int(record.dealt[maker]) & int(suit_bits(int(record.trump))) != 0
-
-
-def _melds_agree(record: np.record, state: np.record, seat: int) -> bool:
-    """Declared melds are each seat's best set; a seat whose automatic declaring passed holds none; a seat now
-    deciding whether to declare has melds (its private candidate is rewritten for its new cards)."""
-    trump = int(record.trump)
-    if trump < 0:
-        return True
-    for other in range(NUM_PLAYERS):
-        if other == seat:
-            continue
-        status = int(state.meld_status[other])
-        deciding = int(state.phase) == PHASE_DECLARE and other == int(state.current_player)
-        if status == MELD_NOT_YET and not deciding:
-            continue
-        if status == MELD_SKIPPED and record.optional_declare:
-            continue  # a SKIP reads the same as nothing to declare
-        cards, points, key, _ = best_melds(np.int64(record.dealt[other]), trump, int(record.seq_tiebreak))
-        if status == MELD_DECLARED:
-            if int(cards) != int(state.meld_cards[other]) or int(points) != int(state.meld_points[other]):
-                return False
-            if int(key) != int(state.meld_best[other]):
-                return False
-        elif status == MELD_SKIPPED:
-            if int(points) != 0:
-                return False
-        else:  # deciding: its melds are private until declared
-            if int(points) == 0:
-                return False
-            record.meld_cards[other] = cards
-            record.meld_points[other] = points
-            record.meld_best[other] = key
-    return True
-
-
-def _bell_agrees(record: np.record) -> bool:
-    """The Bell's holder is the seat dealt the trump King and Queen; it cannot have played both unscored."""
-    trump = int(record.trump)
-    if trump < 0:
-        return True
-    bell = (1 << (trump * NUM_RANKS + KING)) | (1 << (trump * NUM_RANKS + QUEEN))
-    holder = NO_SEAT
-    for other in range(NUM_PLAYERS):
-        if int(record.dealt[other]) & bell == bell:
-            holder = other
-    if holder == NO_SEAT:
-        record.bell_holder = NO_SEAT
-        return not record.bell_points.any()
-    scored = int(record.bell_points[team_of(holder)]) == BELL_POINTS
-    if int(record.played[holder]) & bell == bell and not scored:
-        return False
-    record.bell_holder = holder
-    return scored or not record.bell_points.any()
-
-
-def _redeal_order(record: np.record, rng: np.random.Generator) -> None:
-    """A deal order that gives each seat its new cards: its own deck positions in a random order, the turn-up
-    last (the deck is never shown, so any order that deals the same hands will do)."""
-    dealer = int(record.dealer)
-    turn_up = int(record.turn_up)
-    for other in range(NUM_PLAYERS):
-        positions = [i for i in range(NUM_CARDS) if (dealer + 1 + i) % NUM_PLAYERS == other and i != LAST_DEAL_INDEX]
-        cards = [card for card in _bits(int(record.dealt[other])) if not (other == dealer and card == turn_up)]
-        for position, card in zip(positions, rng.permutation(np.array(cards, np.int64)), strict=True):
-            record.deck[position] = card
-    record.deck[LAST_DEAL_INDEX] = turn_up
+    # A one-record array over a copy of the bytes (the fastest copy numpy makes of a record), of a record dtype so
+    # that element 0 is an np.record. random_raw: the generator's next 64 bits, as integers() would give them.
+    dtype = state.dtype if state.dtype.type is np.record else np.dtype((np.record, state.dtype))
+    copy = np.frombuffer(bytearray(state.tobytes()), dtype=dtype)
+    if not _resample(copy, seat, np.uint64(rng.bit_generator.random_raw())):
+        raise RuntimeError(f"no deal agreeing with seat {seat}'s view turned up in {MAX_ATTEMPTS} draws")
+    return copy[0]
