@@ -10,14 +10,22 @@ of the deck and replaying the same actions, every observation of the seat the sa
 from __future__ import annotations
 
 import itertools
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 import numpy as np
 import pytest
 
 import cardenvs
-from cardenvs.games.gin_slaughtre.actions import ARRANGEMENTS, NUM_ARRANGEMENTS, arrangement_action
-from cardenvs.games.gin_slaughtre.cards import NO_CARD, NUM_CARDS
+from cardenvs.games.gin_slaughtre import rules
+from cardenvs.games.gin_slaughtre.actions import (
+    ACTION_CARDS,
+    ACTION_SIZE,
+    ARRANGEMENTS,
+    DRAW,
+    NUM_ARRANGEMENTS,
+    arrangement_action,
+)
+from cardenvs.games.gin_slaughtre.cards import FIRST_JOKER, NO_CARD, NUM_CARDS, NUM_SUITS, RANK_FIVE, RANK_JACK
 from cardenvs.games.gin_slaughtre.params import NUM_PLAYERS
 from cardenvs.games.gin_slaughtre.rules import LOC_DOWN, LOC_HAND, LOC_STOCK, LOC_UP, PHASE_ARRANGE
 from tests import resample_harness as harness
@@ -289,3 +297,132 @@ def test_consistent(params):
 @pytest.mark.parametrize("params", PARAMS)
 def test_consistent_long(params):
     harness.check_consistent(ENV_ID, params, _positions(params, range(60, 70)), seed=7)
+
+
+# ---------------------------------------------------------------- what the record forgets, measured
+
+
+def _playable(record: np.record, card: int, restricted: bool) -> bool:
+    """Whether ``card`` could be laid as a single on ``record``'s pile (rule:equal_or_higher, rule:red_five)."""
+    if card >= FIRST_JOKER:
+        return not restricted
+    rank = card // NUM_SUITS
+    return bool(rules.trick_allowed(record, rank, rank, restricted))
+
+
+def _hidden_hand(record: np.record, seat: int) -> list[int]:
+    opponent_hand = LOC_HAND + NUM_PLAYERS - 1 - seat
+    return [card for card in _unseen(record, seat) if int(record.location[card]) == opponent_hand]
+
+
+def _stuck_draw_broken(before: np.record, seat: int) -> Callable[[np.record], bool]:
+    """After the opponent drew because it could not play on ``before``: every hidden card it held then is
+    unplayable there, so at most one of its hidden cards (the one drawn) is playable."""
+    return lambda after: sum(_playable(before, card, bool(before.restricted))
+                             for card in _hidden_hand(after, seat)) >= 2
+
+
+def _jack_chain_broken(before: np.record, after: np.record, seat: int, action: int) -> Callable[[np.record], bool]:
+    """After ``seat``'s Jack made the opponent draw ``k`` cards: k − 1 of them are above 5 (a Joker counts) and,
+    unless the stock ran out, the last is 5 or lower; so the opponent's hidden hand holds at least that many."""
+    opponent = NUM_PLAYERS - 1 - seat
+    drawn = int(after.hand_count[opponent]) - int(before.hand_count[opponent])
+    refilled = int(after.hand_count[seat]) - (int(before.hand_count[seat]) - int(ACTION_SIZE[action]))
+    ended_low = drawn > 0 and int(after.stock_size) + refilled > 0  # the stock lasted past the chain
+
+    def broken(resampled: np.record) -> bool:
+        ranks = [card // NUM_SUITS for card in _hidden_hand(resampled, seat)]
+        high = sum(rank > RANK_FIVE for rank in ranks)
+        return high < drawn - 1 or (ended_low and high == len(ranks))
+
+    return broken
+
+
+def _starter_excluded(record: np.record, seat: int) -> set[int]:
+    """The cards the starter search (rule:starter) showed were not in the opponent's hand when play began: every
+    card of a rank searched before the starter's; of the starter's rank, when it was found in a hand, the lower
+    suits if that hand is the opponent's, and all of them if it is the seat's own and the opponent, on the
+    dealer's left, was searched first."""
+    starter = int(record.starter_card)
+    rank = starter // NUM_SUITS
+    order = [int(r) for r in rules.STARTER_RANK_ORDER]
+    of_rank = [card for card in range(rank * NUM_SUITS, (rank + 1) * NUM_SUITS) if card < NUM_CARDS]
+    excluded = {card for r in order[: order.index(rank)] for card in range(r * NUM_SUITS, (r + 1) * NUM_SUITS)
+                if card < NUM_CARDS}
+    location = int(record.location[starter])
+    opponent = NUM_PLAYERS - 1 - seat
+    if location == LOC_HAND + opponent:
+        excluded |= {card for card in of_rank if card < starter}
+    elif location == LOC_HAND + seat and seat == int(record.dealer):
+        excluded |= set(of_rank)
+    return excluded
+
+
+def _ignored_evidence(params: dict, seeds: range, draws: int) -> dict[str, tuple[int, float, float]]:
+    """Per kind of evidence the record forgets, right after it is shown: (positions, share of the true records
+    that contradict it, share of resampled records that do). The true share is 0 when the check is right; the
+    resampled share bounds the resampler's total-variation distance from the posterior given the whole history
+    from below."""
+    made = GAME.make_params(**params)
+    rng = np.random.default_rng(0)
+    found: dict[str, list[tuple[np.record, int, Callable[[np.record], bool]]]] = {
+        "starter": [], "stuck_draw": [], "jack_chain": []}
+    positions = _positions(params, seeds)
+    for (before, _, game), (after, actions, next_game) in itertools.pairwise(positions):
+        if game != next_game or len(actions) == 0:
+            continue
+        action, player = actions[-1], int(before.current_player)
+        if int(before.phase) == PHASE_ARRANGE and int(after.phase) != PHASE_ARRANGE:
+            if made.starter_rule == "lowest_card":
+                for seat in range(NUM_PLAYERS):
+                    excluded = _starter_excluded(after, seat)
+                    found["starter"].append(
+                        (after, seat, lambda r, s=seat, x=excluded: bool(set(_hidden_hand(r, s)) & x)))
+        elif action == DRAW:
+            seat = NUM_PLAYERS - 1 - player
+            found["stuck_draw"].append((after, seat, _stuck_draw_broken(before, seat)))
+        elif not made.stack_effects and int(ACTION_SIZE[action]) and int(before.burnt_count) == int(after.burnt_count):
+            top = int(ACTION_CARDS[action, int(ACTION_SIZE[action]) - 1])
+            rank = top // NUM_SUITS
+            red_five = rank == RANK_FIVE and top % NUM_SUITS in (1, 2) and made.red5_rule == "draw_until_leq5"
+            if top < FIRST_JOKER and (rank == RANK_JACK or red_five):
+                found["jack_chain"].append((after, player, _jack_chain_broken(before, after, player, action)))
+    measured = {}
+    for kind, cases in found.items():
+        true_share = np.mean([broken(record) for record, _, broken in cases]) if cases else 0.0
+        resampled = [broken(GAME.resample(record, seat, rng)) for record, seat, broken in cases for _ in range(draws)]
+        measured[kind] = (len(cases), float(true_share), float(np.mean(resampled)) if resampled else 0.0)
+    return measured
+
+
+#: the rules page's measured shares of resampled records that break each kind of forgotten evidence, per PARAMS
+#: entry (None: that evidence does not occur there), and how far a run may stray from them
+PAGE_SHARES = [
+    {"stuck_draw": 0.36, "jack_chain": 0.10, "starter": 0.08},
+    {"stuck_draw": 0.41, "jack_chain": None, "starter": 0.09},
+    {"stuck_draw": 0.35, "jack_chain": 0.08, "starter": None},
+]
+SHARE_TOLERANCE = 0.03
+
+
+def test_ignored_evidence_checks_hold_on_true_records():
+    """The checks of forgotten evidence never flag the true record, and do flag some resampled ones: the
+    resampler does not use that evidence, as the rules page says."""
+    measured = _ignored_evidence(PARAMS[0], range(4), draws=10)
+    for kind, (positions, true_share, resampled_share) in measured.items():
+        assert positions > 0, f"no position shows {kind}"
+        assert true_share == 0.0, f"the {kind} check flags true records"
+        assert resampled_share > 0.0, f"no resampled record breaks {kind}"
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize(("params", "shares"), list(zip(PARAMS, PAGE_SHARES, strict=True)))
+def test_ignored_evidence_long(params, shares):
+    """The shares quoted on the rules page ("Resampling"), measured again: seeds 100–139, 20 resamples each."""
+    measured = _ignored_evidence(params, range(100, 140), draws=20)
+    for kind, (positions, true_share, resampled_share) in measured.items():
+        assert true_share == 0.0, f"the {kind} check flags true records"
+        if shares[kind] is None:
+            assert positions == 0
+        else:
+            assert abs(resampled_share - shares[kind]) <= SHARE_TOLERANCE, (kind, positions, resampled_share)
