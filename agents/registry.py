@@ -15,6 +15,11 @@ Specs:
 ``rllib:PATH``
     a trained RLlib policy (:mod:`cardenvs.agents.rllib`): a checkpoint of ``training/rllib_train.py`` or one of its
     modules; needs the ``rllib`` extra.
+``pimc``, ``pimc:OPTIONS``
+    Perfect-Information Monte Carlo search over the game's hidden-card resampler (:mod:`cardenvs.agents.search`);
+    ``OPTIONS`` is ``name=value,...``, e.g. ``pimc:determinizations=32,rollouts=2,rollout=random``.
+``ismcts``, ``ismcts:OPTIONS``
+    Information-Set MCTS over the resampler, e.g. ``ismcts:iterations=400,exploration=0.7``.
 ``human``
     a person at the terminal (:mod:`cardenvs.agents.human`).
 
@@ -33,8 +38,11 @@ from cardenvs.core.game import ObservationLayout
 
 #: spec kinds -> what the part after ``kind:`` means (``None``: the kind takes no argument)
 SPEC_KINDS: dict[str, str | None] = {
-    "random": None, "heuristic": None, "trained": None, "ppo": "PATH", "rllib": "PATH", "human": None,
+    "random": None, "heuristic": None, "trained": None, "ppo": "PATH", "rllib": "PATH", "pimc": "OPTIONS",
+    "ismcts": "OPTIONS", "human": None,
 }
+#: spec kinds whose argument may be left out (``pimc`` alone: the default budget)
+OPTIONAL_ARGUMENT = ("pimc", "ismcts")
 #: spec kinds that load a trained policy -> (``"module:Class"`` with a ``load(path, env_id, layout)``, the extra
 #: it needs, what that extra holds)
 TRAINED_KINDS: dict[str, tuple[str, str, str]] = {
@@ -65,7 +73,10 @@ def _load(target: str) -> Callable[..., Agent]:
 
 def spec_help() -> str:
     """The accepted specs, for error messages and ``--help``."""
-    return ", ".join(kind if arg is None else f"{kind}:{arg}" for kind, arg in SPEC_KINDS.items())
+    return ", ".join(
+        kind if arg is None else f"{kind}[:{arg}]" if kind in OPTIONAL_ARGUMENT else f"{kind}:{arg}"
+        for kind, arg in SPEC_KINDS.items()
+    )
 
 
 def check_spec(spec: str) -> None:
@@ -73,7 +84,11 @@ def check_spec(spec: str) -> None:
     kind, _, argument = spec.partition(":")
     if kind not in SPEC_KINDS:
         raise ValueError(f"unknown agent {spec!r}; choose from {spec_help()}")
-    if (SPEC_KINDS[kind] is None) != (argument == ""):
+    if kind in OPTIONAL_ARGUMENT:
+        from cardenvs.agents.search import parse_options
+
+        parse_options(kind, argument)
+    elif (SPEC_KINDS[kind] is None) != (argument == ""):
         raise ValueError(f"agent {spec!r} is malformed; choose from {spec_help()}")
 
 
@@ -81,8 +96,8 @@ def make_agent(spec: str, env_id: str, layout: ObservationLayout, seed: int | No
     """The agent ``spec`` names, for the game ``env_id`` whose observations follow ``layout``.
 
     Args:
-        spec: ``random``, ``heuristic``, ``trained``, ``ppo:PATH``, ``rllib:PATH`` or ``human`` (see the module
-            docstring).
+        spec: ``random``, ``heuristic``, ``trained``, ``ppo:PATH``, ``rllib:PATH``, ``pimc[:OPTIONS]``,
+            ``ismcts[:OPTIONS]`` or ``human`` (see the module docstring).
         env_id: a registered env id.
         layout: the env's observation layout (``env.unwrapped.layout`` or ``venv.layout``).
         seed: seed of the agent's own generator, for agents that draw randomness.
@@ -108,6 +123,10 @@ def make_agent(spec: str, env_id: str, layout: ObservationLayout, seed: int | No
         agent = make_agent(f"ppo:{checkpoint}", env_id, layout, seed)
         agent.name = "trained"
         return agent
+    if kind in OPTIONAL_ARGUMENT:
+        from cardenvs.agents.search import make_search_agent
+
+        return make_search_agent(kind, argument, env_id, seed)
     if kind in TRAINED_KINDS:
         target, extra, holds = TRAINED_KINDS[kind]
         try:

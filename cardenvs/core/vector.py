@@ -326,6 +326,20 @@ class VectorEnv:
         self.truncated[rows] = False
         return self.observations, self.action_masks, self.current_players
 
+    def _set_trusted_states(self, rows: np.ndarray, records: np.ndarray) -> None:
+        """:meth:`set_states` without the checks, for records the library made itself (the search agents' draws of
+        ``Game.resample``, which the resampler tests prove valid): thousands per decision cannot each pay for the
+        plain-Python checks. ``rows`` must be distinct int64 indices and ``records`` of this env's record type."""
+        self._states[rows] = records
+        _refresh_rows(self._engine_states, rows, self.current_players, self.observations, self.action_masks)
+        self.rewards[rows] = 0
+        self.terminated[rows] = False
+        self.truncated[rows] = False
+
+    def state_array(self, rows: Any) -> np.ndarray:
+        """Copies of the records of the games at ``rows``, as a plain structured array (``set_states`` takes it)."""
+        return self._states[self._checked_rows(rows)]
+
     def _checked_rows(self, rows: Any) -> np.ndarray:
         """``rows`` as distinct int64 game indices, or a ValueError."""
         rows = np.asarray(rows)

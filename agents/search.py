@@ -1,0 +1,364 @@
+"""Search agents: Perfect-Information Monte Carlo (``pimc``) and Information-Set MCTS (``ismcts``).
+
+Both see a game only as a :class:`~cardenvs.agents.base.SeatView`: the seat's observation and legal mask, and full
+states drawn by the game's hidden-card resampler (``Game.resample``), which agree with everything the seat has seen
+and deal every unseen card again. They play those states out on the batched engine
+(:class:`~cardenvs.core.vector.VectorEnv`) with a rollout policy: any agent spec that acts on observations
+(``heuristic``, the default; ``random``; ``trained``; ``ppo:PATH``). A tournament hands a search agent every game
+in which it is to act at once, so the rollouts of all of them run in one batch.
+
+``pimc`` (Perfect-Information Monte Carlo): for each decision, ``determinizations`` draws of the state; in each,
+every legal action followed by ``rollouts`` playouts to the end of the game; the action with the best mean return
+for the seat (its team's, where the game rewards teams) is played.
+
+``ismcts`` (single-observer Information-Set MCTS, Cowling, Powley and Whitehouse 2012): one tree per decision whose
+nodes are action sequences seen from the searching seat; each of ``iterations`` iterations draws a state,
+descends the tree by UCB over the actions legal in that draw (each child's count of being available stands in for
+its parent's visits), adds one node, plays out with the rollout policy and credits every node with the return of
+the seat that acted there. The most visited action at the root is played. The exploration constant is scaled by
+the spread of the returns seen so far, so one constant serves every game's reward scale.
+
+Both are deterministic for a given seed and sequence of decisions: their generator is the only randomness (it
+draws the resampled states, the playouts' chance and the tie-breaks).
+
+Specs (see :mod:`cardenvs.agents.registry`): ``pimc`` or ``pimc:determinizations=16,rollouts=2,rollout=random``;
+``ismcts`` or ``ismcts:iterations=400,exploration=0.7,rollout=heuristic``.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import math
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+
+import cardenvs
+from cardenvs.agents.base import Agent, SeatView, act_on_rows
+from cardenvs.core.playout import random_playouts
+
+#: seeds of the rollouts' games are drawn from the full range of the games' generators
+SEED_RANGE = 2**64
+#: the rollout policies a search spec may name without a path
+ROLLOUT_SPECS = ("heuristic", "random", "trained")
+
+
+@dataclasses.dataclass(frozen=True)
+class PIMCOptions:
+    """The budget of :class:`PIMCAgent`.
+
+    Args:
+        determinizations: states drawn by the resampler per decision.
+        rollouts: playouts per determinization and legal action.
+        rollout: the rollout policy's agent spec (``heuristic``, ``random``, ``trained`` or ``ppo:PATH``).
+    """
+
+    determinizations: int = 16
+    rollouts: int = 2
+    rollout: str = "heuristic"
+
+
+@dataclasses.dataclass(frozen=True)
+class ISMCTSOptions:
+    """The budget of :class:`ISMCTSAgent`.
+
+    Args:
+        iterations: tree iterations per decision (each one draw, one descent, one playout).
+        exploration: the UCB constant, in units of the spread of the returns seen in the tree.
+        rollout: the rollout policy's agent spec (``heuristic``, ``random``, ``trained`` or ``ppo:PATH``).
+    """
+
+    iterations: int = 200
+    exploration: float = 0.7
+    rollout: str = "heuristic"
+
+
+def parse_options(kind: str, argument: str) -> PIMCOptions | ISMCTSOptions:
+    """The options of the spec ``kind:argument`` (``argument`` is ``name=value,...``; empty: the defaults).
+
+    Raises:
+        ValueError: an unknown name, a value of the wrong type, a budget below 1, or an unknown rollout spec.
+    """
+    options_type = PIMCOptions if kind == "pimc" else ISMCTSOptions
+    fields = {field.name: field for field in dataclasses.fields(options_type)}
+    values: dict[str, Any] = {}
+    for part in filter(None, argument.split(",")):
+        name, equals, text = part.partition("=")
+        if not equals or name not in fields:
+            raise ValueError(
+                f"{kind} option {part!r} is not allowed; give name=value with names {', '.join(fields)}"
+            )
+        try:
+            values[name] = type(fields[name].default)(text)
+        except ValueError:
+            raise ValueError(f"{kind} option {name}={text!r} is not a {type(fields[name].default).__name__}") from None
+    options = options_type(**values)
+    for name, value in dataclasses.asdict(options).items():
+        if isinstance(value, (int, float)) and not value > 0:
+            raise ValueError(f"{kind} option {name}={value!r} is not allowed; it must be positive")
+    if options.rollout not in ROLLOUT_SPECS and not options.rollout.startswith("ppo:"):
+        raise ValueError(
+            f"{kind} rollout={options.rollout!r} is not allowed; choose {', '.join(ROLLOUT_SPECS)} or ppo:PATH"
+        )
+    return options
+
+
+class Playouts:
+    """Games played out from given states with one rollout policy at every seat, on a batched env.
+
+    Args:
+        env_id: the game.
+        params: its parameters (a params dataclass).
+        rollout: the rollout policy's agent spec.
+        seed: seed of the rollout policy's own generator (a random policy draws from it).
+    """
+
+    def __init__(self, env_id: str, params: Any, rollout: str, seed: int):
+        from cardenvs.agents.registry import make_agent
+
+        self.env_id = env_id
+        self.params = params
+        self.game = cardenvs.get_game(env_id)
+        self.num_players = self.game.num_players(params)
+        self.num_actions = self.game.num_actions(params)
+        self.compiled = rollout == "random"  # played out by one compiled kernel (cardenvs.core.playout)
+        self.policy = make_agent(rollout, env_id, self.game.observation_layout(params), seed)
+        if self.policy.reads_seat_views:
+            raise ValueError(f"a search agent's rollout policy must act on observations, not {rollout!r}")
+        self._venv = None
+        self._seating = np.zeros(self.num_players, np.int64)
+
+    def _env(self, size: int):
+        if self._venv is None or self._venv.num_envs < size:
+            self._venv = cardenvs.vector_env(self.env_id, size, **dataclasses.asdict(self.params))
+            self._venv.reset(seed=0)
+        return self._venv
+
+    def returns(self, records: np.ndarray, first_actions: np.ndarray) -> np.ndarray:
+        """Each seat's return from ``records`` on, float64 ``[R, P]``: ``first_actions[r]`` is played in record
+        ``r``, then the rollout policy plays every seat to the end of the game."""
+        if self.compiled:
+            return random_playouts(records.copy(), first_actions, self.num_actions)
+        venv = self._env(len(records))
+        rows = np.arange(len(records), dtype=np.int64)
+        venv._set_trusted_states(rows, records)
+        active = np.zeros(venv.num_envs, np.bool_)
+        active[rows] = True
+        actions = np.zeros(venv.num_envs, np.int64)
+        actions[rows] = first_actions
+        totals = np.zeros((venv.num_envs, self.num_players))
+        while active.any():
+            _, _, _, rewards, terminated, truncated = venv.step(actions, active=active)
+            totals[active] += rewards[active]
+            active &= ~(terminated | truncated)
+            if active.any():
+                act_on_rows([self.policy], self._seating, venv.observations, venv.action_masks,
+                            venv.current_players, actions, rows=active)
+        return totals[rows]
+
+
+def _records(records: Sequence[np.record]) -> np.ndarray:
+    """One structured array of the game's record type holding ``records``."""
+    array = np.empty(len(records), records[0].dtype)
+    for index, record in enumerate(records):
+        array[index] = record
+    return array
+
+
+def _reseeded(records: np.ndarray, rng: np.random.Generator) -> np.ndarray:
+    """``records`` with a fresh generator state each, so that the playouts from copies of one state draw
+    different chance."""
+    records["rng"] = rng.integers(0, SEED_RANGE, size=len(records), dtype=np.uint64)
+    return records
+
+
+class _SearchAgent(Agent):
+    """What both search agents share: the spec's options, the generator, the playouts of the game."""
+
+    reads_seat_views = True
+    acts_in_batches = True
+
+    def __init__(self, env_id: str, options: PIMCOptions | ISMCTSOptions, seed: int | None = None):
+        self.env_id = env_id
+        self.options = options
+        self.rng = np.random.default_rng(seed)
+        self._playouts: Playouts | None = None
+        self._rollout_seed = int(self.rng.integers(0, 2**63))
+
+    def playouts(self, params: Any) -> Playouts:
+        """The playouts of the game with ``params`` (made on first use, again if the parameters change)."""
+        if self._playouts is None or self._playouts.params != params:
+            self._playouts = Playouts(self.env_id, params, self.options.rollout, self._rollout_seed)
+        return self._playouts
+
+    def act(self, observation: dict[str, np.ndarray]) -> int:
+        raise TypeError(f"{self.name} searches over game states: call act_views with the seat's view")
+
+    def act_batch(self, observations: np.ndarray, action_masks: np.ndarray) -> np.ndarray:
+        raise TypeError(f"{self.name} searches over game states: call act_views with the seats' views")
+
+
+class PIMCAgent(_SearchAgent):
+    """Perfect-Information Monte Carlo over the game's resampler (module docstring).
+
+    Args:
+        env_id: the game.
+        options: the budget and rollout policy.
+        seed: seed of the agent's generator.
+    """
+
+    name = "pimc"
+
+    def act_views(self, views: Sequence[SeatView]) -> np.ndarray:
+        chosen = np.zeros(len(views), np.int64)
+        searched, records, first, owners = [], [], [], []
+        determinizations, rollouts = self.options.determinizations, self.options.rollouts
+        for index, view in enumerate(views):
+            legal = np.flatnonzero(view.action_mask)
+            if legal.size == 1:
+                chosen[index] = legal[0]
+                continue
+            draws = _records([view.resample(self.rng) for _ in range(determinizations)])
+            # every draw × every legal action × every playout, draw-major
+            copies = np.repeat(draws, legal.size * rollouts)
+            records.append(_reseeded(copies, self.rng))
+            first.append(np.tile(np.repeat(legal, rollouts), determinizations))
+            owners.append(np.full(copies.size, len(searched)))
+            searched.append((index, view.seat, legal))
+        if not searched:
+            return chosen
+        playouts = self.playouts(views[0].params)
+        returns = playouts.returns(np.concatenate(records), np.concatenate(first))
+        owner = np.concatenate(owners)
+        actions = np.concatenate(first)
+        for number, (index, seat, legal) in enumerate(searched):
+            mine = owner == number
+            value = returns[mine, seat]
+            means = np.array([value[actions[mine] == action].mean() for action in legal])
+            chosen[index] = legal[int(np.argmax(means))]
+        return chosen
+
+
+class _Node:
+    """A node of an IS-MCTS tree: the children by action, and per child its visits, availability count and the
+    summed return of the seat that chose it."""
+
+    __slots__ = ("available", "children", "total", "visits")
+
+    def __init__(self) -> None:
+        self.children: dict[int, _Node] = {}
+        self.visits: dict[int, int] = {}
+        self.available: dict[int, int] = {}
+        self.total: dict[int, float] = {}
+
+
+class ISMCTSAgent(_SearchAgent):
+    """Single-observer Information-Set MCTS over the game's resampler (module docstring).
+
+    The trees of every view advance together: each iteration draws one state per view, and every step of the
+    descents and playouts is one batched step of all of them.
+
+    Args:
+        env_id: the game.
+        options: the budget, exploration constant and rollout policy.
+        seed: seed of the agent's generator.
+    """
+
+    name = "ismcts"
+
+    def act_views(self, views: Sequence[SeatView]) -> np.ndarray:
+        chosen = np.zeros(len(views), np.int64)
+        searched = []
+        for index, view in enumerate(views):
+            legal = np.flatnonzero(view.action_mask)
+            if legal.size == 1:
+                chosen[index] = legal[0]
+            else:
+                searched.append(index)
+        if not searched:
+            return chosen
+        playouts = self.playouts(views[0].params)
+        roots = [_Node() for _ in searched]
+        spread = [[math.inf, -math.inf] for _ in searched]
+        for _ in range(self.options.iterations):
+            draws = _records([views[index].resample(self.rng) for index in searched])
+            self._iterate(playouts, _reseeded(draws, self.rng), roots, spread)
+        for number, index in enumerate(searched):
+            visits = roots[number].visits
+            chosen[index] = max(visits, key=lambda action, v=visits: (v[action], -action))
+        return chosen
+
+    def _iterate(self, playouts: Playouts, draws: np.ndarray, roots: list[_Node], spread: list[list[float]]) -> None:
+        """One iteration of every tree: descend from each draw to a new node, play out from there, credit the
+        path."""
+        venv = playouts._env(len(draws))
+        rows = np.arange(len(draws), dtype=np.int64)
+        venv._set_trusted_states(rows, draws)
+        active = np.zeros(venv.num_envs, np.bool_)
+        active[rows] = True
+        nodes = list(roots)
+        paths: list[list[tuple[_Node, int, int]]] = [[] for _ in rows]
+        totals = np.zeros((len(rows), playouts.num_players))
+        actions = np.zeros(venv.num_envs, np.int64)
+        leaves, leaf_actions = [], []
+        while active.any():
+            for row in np.flatnonzero(active):
+                node = nodes[row]
+                action, expanded = self._select(node, np.flatnonzero(venv.action_masks[row]), spread[row])
+                paths[row].append((node, action, int(venv.current_players[row])))
+                if expanded:  # the new node's value comes from a playout after its action
+                    leaves.append(row)
+                    leaf_actions.append(action)
+                    active[row] = False
+                else:
+                    actions[row] = action
+                    nodes[row] = node.children[action]
+            if active.any():
+                _, _, _, rewards, terminated, truncated = venv.step(actions, active=active)
+                totals[active[rows]] += rewards[active]
+                active &= ~(terminated | truncated)
+        if leaves:
+            leaves = np.array(leaves, np.int64)
+            totals[leaves] += playouts.returns(venv.state_array(leaves), np.array(leaf_actions, np.int64))
+        for row in rows:
+            for node, action, seat in paths[row]:
+                node.visits[action] = node.visits.get(action, 0) + 1
+                node.total[action] = node.total.get(action, 0.0) + totals[row, seat]
+            spread[row][0] = min(spread[row][0], float(totals[row].min()))
+            spread[row][1] = max(spread[row][1], float(totals[row].max()))
+
+    def _select(self, node: _Node, legal: np.ndarray, spread: list[float]) -> tuple[int, bool]:
+        """The action to take at ``node`` among ``legal``, and whether it adds a new child (an untried action,
+        picked at random); otherwise the UCB choice among the legal children."""
+        for action in legal:
+            node.available[int(action)] = node.available.get(int(action), 0) + 1
+        untried = [int(action) for action in legal if int(action) not in node.children]
+        if untried:
+            action = untried[int(self.rng.integers(len(untried)))]
+            node.children[action] = _Node()
+            return action, True
+        scale = self.options.exploration * (spread[1] - spread[0] if spread[1] > spread[0] else 1.0)
+        best, best_score = int(legal[0]), -math.inf
+        for action in legal:
+            action = int(action)
+            visits = node.visits.get(action, 0)
+            if visits == 0:  # a child added in an iteration whose playout is still to be credited
+                return action, False
+            score = node.total[action] / visits + scale * math.sqrt(math.log(node.available[action]) / visits)
+            if score > best_score:
+                best, best_score = action, score
+        return best, False
+
+
+def make_search_agent(kind: str, argument: str, env_id: str, seed: int | None = None) -> Agent:
+    """The search agent of the spec ``kind:argument`` (``kind`` ``pimc`` or ``ismcts``) for ``env_id``.
+
+    Raises:
+        ValueError: bad options (see :func:`parse_options`), or a game without a hidden-card resampler.
+    """
+    options = parse_options(kind, argument)
+    if cardenvs.get_game(env_id).resample is None:
+        raise ValueError(f"{env_id} has no hidden-card resampler, so the {kind} agent cannot play it")
+    agent_type = PIMCAgent if kind == "pimc" else ISMCTSAgent
+    return agent_type(env_id, options, seed)
