@@ -20,6 +20,8 @@ COMMANDS: dict[str, str] = {
     "replay": "cardenvs.commands.replay",
     "tournament": "cardenvs.commands.tournament",
     "baselines": "cardenvs.commands.baselines",
+    "exploit": "cardenvs.commands.exploit",
+    "leaderboard": "cardenvs.commands.leaderboard",
     "serve": "cardenvs.commands.serve",
     "rules": "cardenvs.commands.rules",
 }

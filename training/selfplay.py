@@ -19,7 +19,7 @@ import copy
 import dataclasses
 import sys
 import time
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Annotated, Any, Literal
@@ -142,9 +142,11 @@ class Trainer:
     Args:
         args: the run's resolved arguments.
         plan: the extensions to train with (default: the game's recipe).
+        agents: league entries that play as the given agents instead of the agent their spec names: a frozen
+            agent made outside the registry (a best response's target, say) sits in the league under its entry.
     """
 
-    def __init__(self, args: Run, plan: Recipe | None = None):
+    def __init__(self, args: Run, plan: Recipe | None = None, agents: Mapping[str, Any] | None = None):
         import torch as th
 
         from cardenvs.agents.registry import make_agent
@@ -161,7 +163,9 @@ class Trainer:
         th.manual_seed(args.seed)
         self.network = self.new_network().to(self.device)
         self.optimizer = th.optim.Adam(self.network.parameters(), lr=args.learning_rate, eps=1e-5)
-        self.fixed = {spec: make_agent(spec, args.env_id, self.layout, seed=args.seed + k)
+        given = agents or {}
+        self.fixed = {spec: given[spec] if spec in given else make_agent(spec, args.env_id, self.layout,
+                                                                         seed=args.seed + k)
                       for k, spec in enumerate(args.league) if spec != runs.SNAPSHOTS}
         self.snapshots: list[tuple[int, dict]] = []  # (decisions when taken, network weights on the CPU)
         self.decisions, self.updates, self.train_seconds, self.evaluations = 0, 0, 0.0, []
@@ -265,7 +269,7 @@ class Trainer:
                 buffer.next[previous[previous >= 0], picked[previous >= 0]] = t
                 last_decision[picked, seat[picked]] = t
                 self.timers.lap("bookkeeping")
-                act_on_rows(league, np.where(learner, -1, opponent[:, None]), obs, masks, seat, actions)
+                act_on_rows(league, np.where(learner, -1, opponent[:, None]), obs, masks, seat, actions, venv=venv)
                 self.timers.lap("opponents")
                 obs, masks, current, rewards, terminated, truncated = venv.step(actions)
                 self.timers.lap("env")

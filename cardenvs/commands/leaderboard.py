@@ -1,0 +1,77 @@
+"""A game's leaderboard: every shipped agent (random, the rule-based agent, the trained agent, the search agents
+where the game has them) in a round robin of duplicate-deal matches, rated with openskill, with each agent's
+approximate exploitability: what a best response trained against it for --exploit-minutes wins (``cardenvs
+exploit``; needs the train extra). Printed as a markdown table and saved as JSON.
+
+Everything is kept under --results (default runs/leaderboard/GAME): the matches resume game by game, and an agent's
+best response is reused when one of the same budget is saved there, so a table can be built a game, or an agent,
+at a time (docs/exploitability.md).
+
+Example::
+
+    cardenvs leaderboard gin_slaughtre_v0 --games 2000 --exploit-minutes 10 --plot gin.png
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+from cardenvs.commands import INTERRUPTED, USAGE_ERROR, check_output_file, positive_int_argument, seed_argument
+from cardenvs.commands.exploit import MISSING_EXTRA, nonnegative_float_argument
+
+HELP = "rate every shipped agent of a game in a round robin, with each one's approximate exploitability"
+PROGRAM = "cardenvs leaderboard"
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    import cardenvs
+
+    parser.add_argument("env_id", metavar="GAME", help="the game's env id: " + ", ".join(cardenvs.available_envs()))
+    parser.add_argument("--agents", nargs="+", default=None, metavar="SPEC",
+                        help="the agents (default: every shipped agent of the game)")
+    parser.add_argument("--games", type=positive_int_argument, default=2000, help="games per match")
+    parser.add_argument("--seed", type=seed_argument, default=0, help="the matches' seed (the same deals in each)")
+    parser.add_argument("--exploit-minutes", type=nonnegative_float_argument, default=10.0,
+                        help="each best response's training budget in minutes (0: no exploitability)")
+    parser.add_argument("--exploit-games", type=positive_int_argument, default=2000,
+                        help="games of each best response's final match")
+    parser.add_argument("--results", type=Path, default=None, metavar="DIR",
+                        help="the folder of the matches, best responses and JSON (default: runs/leaderboard/GAME)")
+    parser.add_argument("--json", type=Path, default=None, metavar="FILE",
+                        help="also write the leaderboard as JSON here (default: only RESULTS/leaderboard.json)")
+    parser.add_argument("--plot", type=Path, default=None, metavar="FILE",
+                        help="also draw rating against exploitability as a PNG (default: none)")
+    parser.add_argument("--progress", action="store_true", help="show the matches' progress bars")
+
+
+def run(args: argparse.Namespace) -> int:
+    from cardenvs.evaluation.leaderboard import plot_rating_vs_exploitability, run_leaderboard
+
+    try:
+        check_output_file(args.json, "--json")
+        check_output_file(args.plot, "--plot")
+        board = run_leaderboard(
+            args.env_id, args.agents, games=args.games, seed=args.seed, exploit_minutes=args.exploit_minutes,
+            exploit_games=args.exploit_games, results_dir=args.results, exploit=args.exploit_minutes > 0,
+            progress=args.progress)
+    except ImportError as error:
+        print(f"{PROGRAM}: the best responses need the 'train' extra ({error.name or error} cannot be imported); "
+              'install it with: pip install "cardenvs[train]", or pass --exploit-minutes 0', file=sys.stderr)
+        return MISSING_EXTRA
+    except (ValueError, OSError) as error:
+        print(f"{PROGRAM}: {error}", file=sys.stderr)
+        return USAGE_ERROR
+    except KeyboardInterrupt:
+        print(f"\n{PROGRAM}: interrupted; the games and best responses finished so far are saved: run the same "
+              "command again to go on", file=sys.stderr)
+        return INTERRUPTED
+    print(board.table())
+    if args.json is not None:
+        board.save(args.json)
+        print(f"JSON: {args.json}")
+    if args.plot is not None:
+        plot_rating_vs_exploitability([board], args.plot)
+        print(f"plot: {args.plot}")
+    return 0

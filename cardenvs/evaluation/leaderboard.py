@@ -1,0 +1,294 @@
+"""The leaderboard of a game: every shipped agent in a round robin of duplicate-deal matches, rated, and each
+agent's approximate exploitability at one budget.
+
+:func:`run_leaderboard` plays one duplicate-deal match (:func:`cardenvs.evaluation.run_tournament`) per pair of
+agents, all on the same deals, and rates every agent with openskill's Plackett-Luce model over all their games
+(interleaved deal by deal, so that no match counts more for coming first). Then, for each agent, a best response
+(:func:`cardenvs.training.exploit.exploit`, the ``train`` extra) of the stated budget, from the game's shipped
+trained network: its gain over the agent is the agent's approximate exploitability (docs/exploitability.md).
+
+Everything is saved under a results folder (default ``runs/leaderboard/<env_id>``): each match's results file
+(a rerun plays only the games missing), each agent's BR run (reused when its settings are the same), and
+``leaderboard.json``. So a table of several games can be built one game, or one agent, at a time.
+:func:`plot_rating_vs_exploitability` draws rating against exploitability, one panel per game.
+"""
+
+from __future__ import annotations
+
+import itertools
+import json
+import math
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+import cardenvs
+from cardenvs.evaluation.tournament import agent_rewards
+
+#: where a leaderboard keeps its matches, BR runs and JSON: ``runs/leaderboard/<env_id>``
+RESULTS_DIR = Path("runs") / "leaderboard"
+#: the agents of every game, then those that need a trained network or a hidden-card resampler
+BASE_AGENTS = ("random", "heuristic")
+TRAINED_AGENT = "trained"
+SEARCH_AGENTS = ("pimc", "ismcts")
+#: games per match and per BR's final match, and the BR's budget in minutes
+DEFAULT_GAMES = 2000
+DEFAULT_EXPLOIT_MINUTES = 10.0
+#: the file names under a game's results folder
+JSON_NAME, MATCHES_DIR, EXPLOIT_DIR = "leaderboard.json", "matches", "exploit"
+#: the figure: width per game panel and height, in inches
+PANEL_WIDTH, PANEL_HEIGHT, DPI = 5.0, 4.0, 120
+
+
+def game_records(path: str | Path) -> list[dict[str, Any]]:
+    """The games of a tournament's results file (its lines after the header), in game order."""
+    lines = Path(path).read_text().splitlines()[1:]
+    return sorted((json.loads(line) for line in lines if line.strip()), key=lambda record: record["game"])
+
+
+def shipped_agents(env_id: str) -> list[str]:
+    """The specs of every agent shipped for ``env_id``: random, the rule-based agent, the trained agent where the
+    game ships one, and the search agents where the registry has them and the game has a resampler."""
+    from cardenvs.agents.registry import SPEC_KINDS, shipped_checkpoint
+
+    game = cardenvs.get_game(env_id)
+    agents = list(BASE_AGENTS if game.rule_based_agent else BASE_AGENTS[:1])
+    if shipped_checkpoint(env_id) is not None:
+        agents.append(TRAINED_AGENT)
+    if game.resample is not None:
+        agents += [kind for kind in SEARCH_AGENTS if kind in SPEC_KINDS]
+    return agents
+
+
+def agent_key(spec: str) -> str:
+    """A file-name-safe form of an agent spec (the BR runs' folder names)."""
+    from cardenvs.training.exploit import agent_key as key
+
+    return key(spec)
+
+
+@dataclass
+class Leaderboard:
+    """A game's leaderboard (what ``leaderboard.json`` holds).
+
+    Attributes:
+        env_id: the game.
+        agents: the agents' specs, in the order given.
+        games: games per match.
+        seed: the matches' seed (the same deals in every match).
+        ratings: spec -> openskill ``[mu, sigma]`` over every game of every match.
+        mean_reward: spec -> ``[mean, ci95]``: its mean reward per game over its matches (each match counted
+            alike).
+        head_to_head: ``"a|b"`` -> ``[mean difference a - b, ci95]`` of the match of ``a`` and ``b``.
+        exploitability: spec -> the BR's result (``gain``, ``gain_ci95``, ``margin``, ``margin_ci95``, ``games``,
+            ``run_dir``, ``command``), or None where it was not measured.
+        exploit_minutes: the BR budget.
+        exploit_games: games of each BR's final match.
+    """
+
+    env_id: str
+    agents: list[str]
+    games: int
+    seed: int
+    ratings: dict[str, list[float]]
+    mean_reward: dict[str, list[float]]
+    head_to_head: dict[str, list[float]]
+    exploitability: dict[str, dict[str, Any] | None] = field(default_factory=dict)
+    exploit_minutes: float = DEFAULT_EXPLOIT_MINUTES
+    exploit_games: int = DEFAULT_GAMES
+
+    def to_dict(self) -> dict[str, Any]:
+        """Everything as JSON values (non-finite numbers as None)."""
+        return _finite(self.__dict__)
+
+    @classmethod
+    def load(cls, path: str | Path) -> Leaderboard:
+        """The leaderboard saved at ``path`` (:meth:`save`)."""
+        data = json.loads(Path(path).read_text())
+        return cls(**{name: value for name, value in data.items() if name in cls.__dataclass_fields__})
+
+    def save(self, path: str | Path) -> Path:
+        """Write the leaderboard as JSON at ``path``; returns the path."""
+        path = Path(path)
+        path.write_text(json.dumps(self.to_dict(), indent=2) + "\n")
+        return path
+
+    def ranking(self) -> list[str]:
+        """The agents, highest rating first."""
+        return sorted(self.agents, key=lambda spec: -self.ratings[spec][0])
+
+    def table(self) -> str:
+        """The leaderboard as markdown: one row per agent, then the head-to-head margins."""
+        budget = f"BR of {self.exploit_minutes:g} min from the shipped trained network, {self.exploit_games} games"
+        lines = [f"{self.env_id}: round robin of {self.games} games per match (seed {self.seed}); "
+                 f"exploitability: {budget}", "",
+                 "| agent | rating (μ ± σ) | mean reward vs the others ± CI95 | exploitability ± CI95 | "
+                 "BR margin ± CI95 |", "|---|---|---|---|---|"]
+        for spec in self.ranking():
+            mu, sigma = self.ratings[spec]
+            found = self.exploitability.get(spec)
+            gain = _plus_minus(found["gain"], found["gain_ci95"]) if found else "—"
+            margin = _plus_minus(found["margin"], found["margin_ci95"]) if found else "—"
+            lines.append(f"| {spec} | {mu:.1f} ± {sigma:.1f} | {_plus_minus(*self.mean_reward[spec])} | {gain} | "
+                         f"{margin} |")
+        ranking = self.ranking()
+        lines += ["", "head to head, row minus column (mean reward per game ± CI95):", "",
+                  "| | " + " | ".join(ranking) + " |", "|---" * (len(ranking) + 1) + "|"]
+        for row in ranking:
+            cells = ["" if row == column else _plus_minus(*self.difference(row, column)) for column in ranking]
+            lines.append(f"| {row} | " + " | ".join(cells) + " |")
+        return "\n".join(lines)
+
+    def difference(self, first: str, second: str) -> tuple[float, float]:
+        """``first``'s mean reward minus ``second``'s in their match, and its CI95."""
+        if f"{first}|{second}" in self.head_to_head:
+            mean, ci = self.head_to_head[f"{first}|{second}"]
+            return mean, ci
+        mean, ci = self.head_to_head[f"{second}|{first}"]
+        return -mean, ci
+
+
+def _finite(value: Any) -> Any:
+    if isinstance(value, float) and not math.isfinite(value):
+        return None
+    if isinstance(value, dict):
+        return {key: _finite(item) for key, item in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [_finite(item) for item in value]
+    return value
+
+
+def _plus_minus(mean: float | None, ci95: float | None) -> str:
+    if mean is None:
+        return "?"
+    return f"{mean:+.3f} ± {ci95:.3f}" if ci95 is not None and math.isfinite(ci95) else f"{mean:+.3f} ± ?"
+
+
+def pairwise_ratings(agents: Sequence[str], matches: dict[tuple[str, str], np.ndarray]) -> dict[str, list[float]]:
+    """openskill Plackett-Luce ``[mu, sigma]`` of each agent over the games of every pairwise match.
+
+    Args:
+        agents: the agents.
+        matches: ``(a, b)`` -> ``rewards[games, 2]`` of their match (``a``'s, then ``b``'s), in game order.
+
+    The games are rated in rounds: game ``g`` of every match (in the order of ``matches``), then game ``g + 1``,
+    so that the order of the matches barely matters.
+    """
+    from openskill.models import PlackettLuce
+
+    model = PlackettLuce()
+    ratings = {spec: model.rating() for spec in agents}
+    longest = max((len(rewards) for rewards in matches.values()), default=0)
+    for game in range(longest):
+        for (first, second), rewards in matches.items():
+            if game < len(rewards):
+                [[ratings[first]], [ratings[second]]] = model.rate([[ratings[first]], [ratings[second]]],
+                                                                   scores=rewards[game].tolist())
+    return {spec: [float(rating.mu), float(rating.sigma)] for spec, rating in ratings.items()}
+
+
+def run_leaderboard(env_id: str, agents: Sequence[str] | None = None, games: int = DEFAULT_GAMES, seed: int = 0,
+                    exploit_minutes: float = DEFAULT_EXPLOIT_MINUTES, exploit_games: int = DEFAULT_GAMES,
+                    results_dir: str | Path | None = None, exploit: bool = True, progress: bool = False,
+                    exploit_options: dict[str, Any] | None = None) -> Leaderboard:
+    """Play the round robin, measure (or reuse) each agent's exploitability, save and return the leaderboard.
+
+    Args:
+        env_id: a registered env id.
+        agents: agent specs (default: :func:`shipped_agents`); at least two.
+        games: games per match (rounded up to whole duplicate sets).
+        seed: the matches' seed; the BRs' runs take it too.
+        exploit_minutes: each BR's training budget.
+        exploit_games: games of each BR's final match.
+        results_dir: the game's results folder (default ``runs/leaderboard/<env_id>``).
+        exploit: measure exploitability (False: only the round robin, with any BR runs already saved).
+        progress: show the matches' progress bars.
+        exploit_options: other core options of the BRs' trainer (``num_envs``, ``device``, ...).
+
+    Raises:
+        ValueError: an unknown game or spec, fewer than two agents.
+    """
+    from cardenvs.agents.registry import check_spec
+    from cardenvs.evaluation import run_tournament
+
+    agents = list(agents or shipped_agents(env_id))
+    if env_id not in cardenvs.available_envs():
+        raise ValueError(f"unknown env id {env_id!r}; choose from {', '.join(cardenvs.available_envs())}")
+    if len(set(agents)) < len(agents) or len(agents) < 2:
+        raise ValueError("a leaderboard needs two or more different agents")
+    for spec in agents:
+        check_spec(spec)
+    folder = Path(results_dir) if results_dir is not None else RESULTS_DIR / env_id
+    matches: dict[tuple[str, str], np.ndarray] = {}
+    head_to_head: dict[str, list[float]] = {}
+    rewards_of: dict[str, list[tuple[float, float]]] = {spec: [] for spec in agents}
+    for first, second in itertools.combinations(agents, 2):
+        path = folder / MATCHES_DIR / f"{agent_key(first)}--{agent_key(second)}.jsonl"
+        result = run_tournament(env_id, [first, second], games, seed=seed, progress=progress, results_path=path)
+        matches[first, second] = agent_rewards(game_records(path), 2)
+        head_to_head[f"{first}|{second}"] = [result.head_to_head.mean_difference, result.head_to_head.ci95]
+        for spec, name in zip((first, second), result.agents, strict=True):
+            rewards_of[spec].append((result.stats[name].mean_reward, result.stats[name].ci95))
+    board = Leaderboard(
+        env_id=env_id, agents=agents, games=games, seed=seed, ratings=pairwise_ratings(agents, matches),
+        mean_reward={spec: _combined(found) for spec, found in rewards_of.items()}, head_to_head=head_to_head,
+        exploit_minutes=exploit_minutes, exploit_games=exploit_games)
+    board.exploitability = {spec: exploitability(env_id, spec, folder, exploit_minutes, exploit_games, seed,
+                                                 exploit, exploit_options) for spec in agents}
+    folder.mkdir(parents=True, exist_ok=True)
+    board.save(folder / JSON_NAME)
+    return board
+
+
+def _combined(results: Sequence[tuple[float, float]]) -> list[float]:
+    """The mean of independent matches' means, and its CI95 (their half-widths added in quadrature)."""
+    means, cis = np.array([mean for mean, _ in results]), np.array([ci for _, ci in results])
+    return [float(means.mean()), float(np.sqrt((cis**2).sum()) / len(cis))]
+
+
+def exploitability(env_id: str, spec: str, folder: Path, minutes: float, games: int, seed: int, train: bool,
+                   options: dict[str, Any] | None) -> dict[str, Any] | None:
+    """An agent's BR result at this budget: its saved run under ``folder/exploit/<agent key>`` when its settings
+    match, else (``train``) a new one; None when there is none and ``train`` is False."""
+    from cardenvs.training.exploit import ExploitResult, exploit
+
+    run_dir = folder / EXPLOIT_DIR / agent_key(spec)
+    if train:
+        result = exploit(env_id, spec, minutes=minutes, games=games, seed=seed, run_dir=run_dir, options=options)
+    else:
+        result = ExploitResult.load(run_dir)
+        if result is None or result.settings["minutes"] != minutes or result.settings["games"] != games:
+            return None
+    final = result.final
+    return {"gain": final.gain, "gain_ci95": final.gain_ci95, "margin": final.margin,
+            "margin_ci95": final.margin_ci95, "games": final.games, "two_sided": final.two_sided,
+            "decisions": result.decisions, "train_seconds": result.train_seconds, "start": result.start,
+            "run_dir": result.run_dir, "command": result.command}
+
+
+def plot_rating_vs_exploitability(boards: Sequence[Leaderboard], path: str | Path) -> Path:
+    """Draw each game's agents as rating (openskill μ ± σ) against exploitability (± CI95), one panel per game,
+    as a PNG at ``path``; returns the path. Agents without a measured exploitability are left out."""
+    from matplotlib.figure import Figure
+
+    figure = Figure(figsize=(PANEL_WIDTH * len(boards), PANEL_HEIGHT), layout="constrained")
+    axes_list = np.atleast_1d(figure.subplots(1, len(boards)))
+    for axes, board in zip(axes_list, boards, strict=True):
+        for spec in board.agents:
+            found = board.exploitability.get(spec)
+            if not found:
+                continue
+            mu, sigma = board.ratings[spec]
+            ci = found["gain_ci95"] if found["gain_ci95"] is not None else 0.0
+            axes.errorbar(found["gain"], mu, xerr=ci, yerr=sigma, fmt="o", capsize=4)
+            axes.annotate(spec, (found["gain"], mu), textcoords="offset points", xytext=(6, 6))
+        axes.set_title(board.env_id)
+        axes.set_xlabel(f"exploitability (BR gain, {board.exploit_minutes:g} min BR)")
+        axes.set_ylabel("openskill rating μ")
+        axes.grid(alpha=0.3)
+    path = Path(path)
+    figure.savefig(path, format="png", dpi=DPI)
+    return path
