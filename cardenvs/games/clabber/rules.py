@@ -417,8 +417,10 @@ def _play_card(state, player, card):
     absent = shown_absent(state, player, card)
     state.hand[player] = np.int64(state.hand[player]) & ~bit
     state.played[player] = np.int64(state.played[player]) | bit
-    gone = np.int64(state.played[0]) | np.int64(state.played[1]) | np.int64(state.played[2]) | np.int64(state.played[3])
-    state.excluded[player] = np.int64(state.excluded[player]) | (absent & ~gone)
+    if absent:
+        gone = np.int64(state.played[0]) | np.int64(state.played[1]) | np.int64(state.played[2]) | np.int64(
+            state.played[3])
+        state.excluded[player] = np.int64(state.excluded[player]) | (absent & ~gone)
     state.trick[state.trick_size] = card
     state.trick_size += 1
     if player == state.bell_holder and state.bell_points[team_of(player)] == 0:
