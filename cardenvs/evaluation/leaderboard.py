@@ -193,7 +193,7 @@ def pairwise_ratings(agents: Sequence[str], matches: dict[tuple[str, str], np.nd
 def run_leaderboard(env_id: str, agents: Sequence[str] | None = None, games: int = DEFAULT_GAMES, seed: int = 0,
                     exploit_minutes: float = DEFAULT_EXPLOIT_MINUTES, exploit_games: int = DEFAULT_GAMES,
                     results_dir: str | Path | None = None, exploit: bool = True, progress: bool = False,
-                    exploit_options: dict[str, Any] | None = None) -> Leaderboard:
+                    exploit_settings: dict[str, Any] | None = None) -> Leaderboard:
     """Play the round robin, measure (or reuse) each agent's exploitability, save and return the leaderboard.
 
     Args:
@@ -206,7 +206,9 @@ def run_leaderboard(env_id: str, agents: Sequence[str] | None = None, games: int
         results_dir: the game's results folder (default ``runs/leaderboard/<env_id>``).
         exploit: measure exploitability (False: only the round robin, with any BR runs already saved).
         progress: show the matches' progress bars.
-        exploit_options: other core options of the BRs' trainer (``num_envs``, ``device``, ...).
+        exploit_settings: more arguments of every BR run (:func:`cardenvs.training.exploit.exploit`'s ``start``,
+            ``decisions``, ``curve_points``, ``curve_games``, ``options``); a saved run is reused only where they
+            are the same.
 
     Raises:
         ValueError: an unknown game or spec, fewer than two agents.
@@ -237,7 +239,7 @@ def run_leaderboard(env_id: str, agents: Sequence[str] | None = None, games: int
         mean_reward={spec: _combined(found) for spec, found in rewards_of.items()}, head_to_head=head_to_head,
         exploit_minutes=exploit_minutes, exploit_games=exploit_games)
     board.exploitability = {spec: exploitability(env_id, spec, folder, exploit_minutes, exploit_games, seed,
-                                                 exploit, exploit_options) for spec in agents}
+                                                 exploit, exploit_settings) for spec in agents}
     folder.mkdir(parents=True, exist_ok=True)
     board.save(folder / JSON_NAME)
     return board
@@ -250,14 +252,14 @@ def _combined(results: Sequence[tuple[float, float]]) -> list[float]:
 
 
 def exploitability(env_id: str, spec: str, folder: Path, minutes: float, games: int, seed: int, train: bool,
-                   options: dict[str, Any] | None) -> dict[str, Any] | None:
+                   settings: dict[str, Any] | None) -> dict[str, Any] | None:
     """An agent's BR result at this budget: its saved run under ``folder/exploit/<agent key>`` when its settings
     match, else (``train``) a new one; None when there is none and ``train`` is False."""
     from cardenvs.training.exploit import ExploitResult, exploit
 
     run_dir = folder / EXPLOIT_DIR / agent_key(spec)
     if train:
-        result = exploit(env_id, spec, minutes=minutes, games=games, seed=seed, run_dir=run_dir, options=options)
+        result = exploit(env_id, spec, minutes=minutes, games=games, seed=seed, run_dir=run_dir, **(settings or {}))
     else:
         result = ExploitResult.load(run_dir)
         if result is None or result.settings["minutes"] != minutes or result.settings["games"] != games:
