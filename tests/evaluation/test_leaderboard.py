@@ -1,0 +1,89 @@
+"""cardenvs/evaluation/leaderboard.py and ``cardenvs leaderboard``: the round robin of every pair of agents on the
+same deals, the ratings over all of it, each agent's exploitability from its best response (trained, or reused from
+the results folder), the markdown table, the JSON and the rating-against-exploitability plot."""
+
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pytest
+
+from cardenvs.cli import main
+from cardenvs.evaluation import run_tournament
+from cardenvs.evaluation.leaderboard import (
+    Leaderboard,
+    game_records,
+    pairwise_ratings,
+    plot_rating_vs_exploitability,
+    run_leaderboard,
+    shipped_agents,
+)
+
+GAME = "slabberjan_v0"
+#: a best response small enough for a test: a few thousand decisions of 16 games, tiny matches
+TINY_BR = {"decisions": 2000, "curve_points": 1, "curve_games": 20,
+           "options": {"num_envs": 16, "torch_threads": 1, "device": "cpu"}}
+
+
+@pytest.mark.parametrize("env_id", ["slabberjan_v0", "gin_slaughtre_v0", "clabber_v0", "stabby_jack_v0", "slap_v0"])
+def test_the_shipped_agents_are_random_the_rule_based_and_trained_agents_and_the_search_agents_where_they_apply(
+        env_id):
+    import cardenvs
+    from cardenvs.agents.registry import SPEC_KINDS
+
+    search = [kind for kind in ("pimc", "ismcts") if kind in SPEC_KINDS]
+    has_resampler = cardenvs.get_game(env_id).resample is not None
+    assert shipped_agents(env_id) == ["random", "heuristic", "trained", *(search if has_resampler else [])]
+
+
+def test_the_round_robin_plays_every_pair_on_the_same_deals_and_rates_the_stronger_agent_higher(tmp_path):
+    board = run_leaderboard(GAME, ["random", "heuristic"], games=100, seed=2, results_dir=tmp_path, exploit=False)
+    alone = run_tournament(GAME, ["random", "heuristic"], 100, seed=2, progress=False,
+                           results_path=tmp_path / "alone.jsonl")
+    assert board.difference("heuristic", "random") == pytest.approx(
+        (-alone.head_to_head.mean_difference, alone.head_to_head.ci95))
+    assert board.ranking() == ["heuristic", "random"]
+    assert board.mean_reward["heuristic"][0] == pytest.approx(alone.stats["heuristic"].mean_reward)
+    assert board.exploitability == {"random": None, "heuristic": None}
+    saved = Leaderboard.load(tmp_path / "leaderboard.json")
+    assert saved.ratings == board.ratings and saved.head_to_head == board.head_to_head
+    table = board.table()
+    assert table.index("| heuristic |") < table.index("| random |") and "| — | — |" in table
+
+
+def test_ratings_count_every_match_and_favour_the_agent_that_wins_its_games():
+    wins = np.array([[1.0, -1.0]] * 30)
+    ratings = pairwise_ratings(["a", "b", "c"], {("a", "b"): wins, ("b", "c"): wins, ("a", "c"): wins})
+    assert ratings["a"][0] > ratings["b"][0] > ratings["c"][0]
+    assert ratings["a"][1] < 8.333  # openskill's prior sigma: every agent's games count
+
+
+def test_each_agent_s_best_response_is_trained_once_then_reused_and_plotted(tmp_path):
+    settings = {"games": 40, "seed": 1, "exploit_minutes": 0.0, "exploit_games": 40, "results_dir": tmp_path,
+                "exploit_settings": TINY_BR}
+    board = run_leaderboard(GAME, ["random", "heuristic"], **settings)
+    for spec in ("random", "heuristic"):
+        found = board.exploitability[spec]
+        records = game_records(tmp_path / "exploit" / spec / "matches" / "final.jsonl")
+        assert found["games"] == len(records) == 40 and found["decisions"] >= TINY_BR["decisions"]
+        assert found["gain_ci95"] > 0 and np.isfinite(found["gain"])
+    stamps = {path: path.stat().st_mtime_ns for path in (tmp_path / "exploit").rglob("*") if path.is_file()}
+    again = run_leaderboard(GAME, ["random", "heuristic"], **settings)
+    assert again.exploitability == board.exploitability
+    assert all(path.stat().st_mtime_ns == stamp for path, stamp in stamps.items())  # nothing trained or played
+    picture = plot_rating_vs_exploitability([board, again], tmp_path / "plot.png")
+    assert picture.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+
+
+def test_cardenvs_leaderboard_prints_the_table_and_writes_json_and_plot(tmp_path, capsys):
+    argv = ["leaderboard", GAME, "--agents", "random", "heuristic", "--games", "40", "--exploit-minutes", "0",
+            "--results", str(tmp_path / "results"), "--json", str(tmp_path / "board.json"),
+            "--plot", str(tmp_path / "board.png")]
+    assert main(argv) == 0
+    printed = capsys.readouterr().out
+    assert "| agent | rating (μ ± σ) |" in printed and "head to head" in printed
+    assert json.loads((tmp_path / "board.json").read_text())["agents"] == ["random", "heuristic"]
+    assert (tmp_path / "board.png").is_file()
+    assert main(["leaderboard", GAME, "--agents", "random", "random"]) == 2
+    assert "two or more different agents" in capsys.readouterr().err
