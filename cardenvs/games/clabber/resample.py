@@ -170,7 +170,10 @@ def _melds_agree(state, seat):
 @njit(cache=True)
 def _agrees(state, seat, mask):
     """Whether the deal now in ``state`` agrees with what ``seat`` saw beyond the exclusions: the named suit was
-    held, the melds as shown, and the seat to act has a real choice (rule:forced_moves plays a lone legal move)."""
+    held, the melds as shown, and the seat to act has a real choice (rule:forced_moves plays a lone legal move).
+
+    The Bell needs no check: the played cards are kept, and a seat that played both trump King and Queen held
+    them, so it scored the Bell in every deal alike."""
     maker = state.maker
     named = maker != NO_SEAT and state.bid_second[maker] == BID_NAME
     if named and np.int64(state.dealt[maker]) & suit_bits(state.trump) == 0:
