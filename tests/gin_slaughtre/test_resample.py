@@ -176,6 +176,60 @@ def _check_arrangement_redrawn(params: dict, seeds: range, seed: int) -> int:
     return checked
 
 
+def _starter_search(record: np.record) -> tuple[int, int]:
+    """The starter card and seat the engine's starter search (rule:starter) finds on ``record``'s cards."""
+    copy = harness.record_copy(record)
+    rules._choose_starter(copy)
+    return int(copy.starter_card), int(copy.current_player)
+
+
+def _excluded_by_search(record: np.record, seat: int) -> set[int]:
+    """The unseen cards that, put into the opponent's hand in place of one of its hidden cards, would change what
+    the starter search finds: found by running the engine's search, card by card."""
+    hidden = _hidden_hand(record, seat)
+    want = _starter_search(record)
+    excluded = set()
+    for card in set(_unseen(record, seat)) - set(hidden):
+        swapped = harness.record_copy(record)
+        swapped.location[card], swapped.location[hidden[0]] = record.location[hidden[0]], record.location[card]
+        if _starter_search(swapped) != want:
+            excluded.add(card)
+    return excluded
+
+
+def _check_starter_evidence(params: dict, seeds: range, draws: int, seed: int) -> int:
+    """At the first decision of play the opponent's hidden hand is drawn among the cards the starter search allows
+    there: each resampled record's search finds the same starter, and an excluded card and an allowed one land in
+    each place with their exact probabilities."""
+    checked = 0
+    for record, _, _ in _positions(params, seeds):
+        if int(record.phase) == PHASE_ARRANGE or int(record.step_count) != NUM_PLAYERS:
+            continue
+        for seat in range(NUM_PLAYERS):
+            rng = np.random.default_rng(seed + checked)
+            for _ in range(draws):
+                assert _starter_search(GAME.resample(record, seat, rng)) == _starter_search(record)
+            excluded = _excluded_by_search(record, seat)
+            pool = _unseen(record, seat)
+            hidden_in_hand = len(_hidden_hand(record, seat))
+            opponent_hand = LOC_HAND + NUM_PLAYERS - 1 - seat
+            for card in (min(excluded & set(pool), default=None), min(set(pool) - excluded)):
+                if card is None:
+                    continue
+                in_hand = 0.0 if card in excluded else hidden_in_hand / (len(pool) - len(excluded & set(pool)))
+                elsewhere = (1 - in_hand) / (len(pool) - hidden_in_hand)
+                probabilities = {opponent_hand: in_hand, NEXT_DRAW: elsewhere * (record.stock_size > 0),
+                                 DEEPER: elsewhere * max(int(record.stock_size) - 1, 0)}
+                for owner in range(NUM_PLAYERS):
+                    probabilities[LOC_DOWN + owner] = elsewhere * int(record.down_count[owner])
+                probabilities = {place: p for place, p in probabilities.items() if p > 0}
+                harness.check_distribution(
+                    lambda draw, r=record, s=seat, c=card: _place_class(GAME.resample(r, s, draw), c),
+                    probabilities, seed + checked)
+            checked += bool(excluded)
+    return checked
+
+
 def _seven_cards(record: np.record, seat: int) -> list[int]:
     location = np.asarray(record.location)
     return np.flatnonzero((location == LOC_HAND + seat) | (location == LOC_UP + seat)).tolist()
@@ -277,6 +331,17 @@ def test_really_resampled_long(params):
     assert _check_arrangement_redrawn(params, range(20, 25), seed=41) > 0
 
 
+@pytest.mark.parametrize("params", PARAMS[:2])
+def test_really_resampled_starter_evidence(params):
+    assert _check_starter_evidence(params, range(3), draws=50, seed=32) > 0
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("params", PARAMS[:2])
+def test_really_resampled_starter_evidence_long(params):
+    assert _check_starter_evidence(params, range(40, 60), draws=200, seed=42) > 0
+
+
 @pytest.mark.parametrize("params", PARAMS)
 def test_reads_nothing_hidden(params):
     _check_reads_nothing_hidden(params, range(3), pairs=3, draws=300)
@@ -299,7 +364,7 @@ def test_consistent_long(params):
     harness.check_consistent(ENV_ID, params, _positions(params, range(60, 70)), seed=7)
 
 
-# ---------------------------------------------------------------- what the record forgets, measured
+# ---------------------------------------------------------------- evidence from play, measured
 
 
 def _playable(record: np.record, card: int, restricted: bool) -> bool:
@@ -359,7 +424,8 @@ def _starter_excluded(record: np.record, seat: int) -> set[int]:
 
 
 def _ignored_evidence(params: dict, seeds: range, draws: int) -> dict[str, tuple[int, float, float]]:
-    """Per kind of evidence the record forgets, right after it is shown: (positions, share of the true records
+    """Per kind of evidence from play (the starter search, used at the first decision of play; draws when stuck and
+    Jack's draws, which the record forgets), right after it is shown: (positions, share of the true records
     that contradict it, share of resampled records that do). The true share is 0 when the check is right; the
     resampled share bounds the resampler's total-variation distance from the posterior given the whole history
     from below."""
@@ -395,24 +461,25 @@ def _ignored_evidence(params: dict, seeds: range, draws: int) -> dict[str, tuple
     return measured
 
 
-#: the rules page's measured shares of resampled records that break each kind of forgotten evidence, per PARAMS
-#: entry (None: that evidence does not occur there), and how far a run may stray from them
+#: the rules page's measured shares of resampled records that break each kind of evidence right after it is shown,
+#: per PARAMS entry (None: that evidence does not occur there), and how far a run may stray from them
 PAGE_SHARES = [
-    {"stuck_draw": 0.36, "jack_chain": 0.10, "starter": 0.08},
-    {"stuck_draw": 0.41, "jack_chain": None, "starter": 0.09},
+    {"stuck_draw": 0.36, "jack_chain": 0.10, "starter": 0.0},
+    {"stuck_draw": 0.41, "jack_chain": None, "starter": 0.0},
     {"stuck_draw": 0.35, "jack_chain": 0.08, "starter": None},
 ]
 SHARE_TOLERANCE = 0.03
 
 
 def test_ignored_evidence_checks_hold_on_true_records():
-    """The checks of forgotten evidence never flag the true record, and do flag some resampled ones: the
-    resampler does not use that evidence, as the rules page says."""
+    """The checks of the evidence never flag the true record; resampled records never break the starter search at
+    the first decision of play (it is used there) and do break some stuck draws and Jack's draws (the record
+    forgets those), as the rules page says."""
     measured = _ignored_evidence(PARAMS[0], range(4), draws=10)
     for kind, (positions, true_share, resampled_share) in measured.items():
         assert positions > 0, f"no position shows {kind}"
         assert true_share == 0.0, f"the {kind} check flags true records"
-        assert resampled_share > 0.0, f"no resampled record breaks {kind}"
+        assert (resampled_share > 0.0) == (kind != "starter"), (kind, resampled_share)
 
 
 @pytest.mark.slow
