@@ -305,6 +305,24 @@ def _check_reads_nothing_hidden(params: dict, seeds: range, pairs: int, draws: i
     assert found == pairs, f"only {found} indistinguishable pairs found"
 
 
+def _check_first_play_twins(params: dict, seeds: range, tries: int) -> int:
+    """At the first decision of play (where the starter search is used), twins dealt again and replayed give
+    byte-identical resampled records."""
+    rng = np.random.default_rng(9)
+    found = 0
+    for record, actions, seed in _positions(params, seeds):
+        if int(record.phase) == PHASE_ARRANGE or int(record.step_count) != NUM_PLAYERS:
+            continue
+        for seat in range(NUM_PLAYERS):
+            for _ in range(tries):
+                twin = _replayed_twin(record, actions, seed, params, seat, rng)
+                if twin is not None:
+                    harness.check_reads_nothing_hidden_exactly(GAME, record, twin, seat, range(3))
+                    found += 1
+                    break
+    return found
+
+
 @pytest.mark.parametrize("params", PARAMS)
 def test_same_observation(params):
     harness.check_same_observation(ENV_ID, params, _positions(params, range(2))[::3], draws=2, seed=1)
@@ -345,6 +363,11 @@ def test_really_resampled_starter_evidence_long(params):
 @pytest.mark.parametrize("params", PARAMS)
 def test_reads_nothing_hidden(params):
     _check_reads_nothing_hidden(params, range(3), pairs=3, draws=300)
+
+
+@pytest.mark.parametrize("params", PARAMS[:2])
+def test_reads_nothing_hidden_at_first_play(params):
+    assert _check_first_play_twins(params, range(3), tries=5) > 0
 
 
 @pytest.mark.slow
