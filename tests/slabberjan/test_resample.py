@@ -24,7 +24,9 @@ ENV_ID = "slabberjan_v0"
 GAME = cardenvs.get_game(ENV_ID)
 PARAMS = list(GAME.example_params)
 #: tables whose consistent deals are enumerated (at most three seats in: 21 × 21 deals of the other two)
-SMALL = [params for params in PARAMS if params["num_players"] <= 3]
+SMALL = [params for params in PARAMS if params["num_players"] <= 3] + [
+    {"num_players": 3, "fool_knocks": True, "forced_swap": True},  # knocks and many swaps (Fools against Fools)
+]
 #: tables above this many seats get fewer positions in the short tests
 BIG_TABLE = 7
 #: every field but the generator, which resample reseeds
