@@ -256,15 +256,17 @@ class Trainer:
                 if self.aux:
                     buffer.aux[t, picked] = self.aux.targets(venv.global_states(), picked)
                 self.timers.lap("bookkeeping")
-                with th.inference_mode():
-                    logits, value = self.network(th.from_numpy(obs[picked]).to(device),
-                                                 th.from_numpy(masks[picked] != 0).to(device))
-                    chosen = th.distributions.Categorical(logits=logits).sample()
-                    logprob = th.log_softmax(logits, 1).gather(1, chosen[:, None]).squeeze(1)
-                self.timers.lap("forward")
-                actions[picked] = chosen.cpu().numpy()
-                buffer.record(t, picked, obs=obs[picked], mask=masks[picked] != 0, action=actions[picked],
-                              logprob=logprob.cpu().numpy(), value=value.cpu().numpy(), seat=seat[picked], valid=True)
+                if picked.size:  # in a league of few games, no learner may be to act at a step
+                    with th.inference_mode():
+                        logits, value = self.network(th.from_numpy(obs[picked]).to(device),
+                                                     th.from_numpy(masks[picked] != 0).to(device))
+                        chosen = th.distributions.Categorical(logits=logits).sample()
+                        logprob = th.log_softmax(logits, 1).gather(1, chosen[:, None]).squeeze(1)
+                    self.timers.lap("forward")
+                    actions[picked] = chosen.cpu().numpy()
+                    buffer.record(t, picked, obs=obs[picked], mask=masks[picked] != 0, action=actions[picked],
+                                  logprob=logprob.cpu().numpy(), value=value.cpu().numpy(), seat=seat[picked],
+                                  valid=True)
                 previous = last_decision[picked, seat[picked]]
                 buffer.next[previous[previous >= 0], picked[previous >= 0]] = t
                 last_decision[picked, seat[picked]] = t

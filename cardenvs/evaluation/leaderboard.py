@@ -84,7 +84,7 @@ class Leaderboard:
             alike).
         head_to_head: ``"a|b"`` -> ``[mean difference a - b, ci95]`` of the match of ``a`` and ``b``.
         exploitability: spec -> the BR's result (``gain``, ``gain_ci95``, ``margin``, ``margin_ci95``, ``games``,
-            ``run_dir``, ``command``), or None where it was not measured.
+            ``decisions``, ``policy``, ``run_dir``, ``command``, ...), or None where it was not measured.
         exploit_minutes: the BR budget.
         exploit_games: games of each BR's final match.
     """
@@ -268,6 +268,7 @@ def exploitability(env_id: str, spec: str, folder: Path, minutes: float, games: 
     return {"gain": final.gain, "gain_ci95": final.gain_ci95, "margin": final.margin,
             "margin_ci95": final.margin_ci95, "games": final.games, "two_sided": final.two_sided,
             "decisions": result.decisions, "train_seconds": result.train_seconds, "start": result.start,
+            "policy": result.policy,
             "run_dir": result.run_dir, "command": result.command}
 
 
