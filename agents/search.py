@@ -52,11 +52,17 @@ class PIMCOptions:
         determinizations: states drawn by the resampler per decision.
         rollouts: playouts per determinization and legal action.
         rollout: the rollout policy's agent spec (``heuristic``, ``random``, ``trained`` or ``ppo:PATH``).
+        depth: decisions a playout takes, the first action included, before it stops and ``value`` estimates the
+            rest of the game (``0``: play to the end; ``1``: value the state right after the action).
+        value: the self-play network whose value head estimates each seat's return from where a playout stopped
+            (``trained``: the game's shipped network, or ``ppo:PATH`` of a ``.pt`` model); used only with a depth.
     """
 
     determinizations: int = 16
     rollouts: int = 2
     rollout: str = "heuristic"
+    depth: int = 0
+    value: str = "trained"
 
 
 @dataclasses.dataclass(frozen=True)
@@ -67,11 +73,16 @@ class ISMCTSOptions:
         iterations: tree iterations per decision (each one draw, one descent, one playout).
         exploration: the UCB constant, in units of the spread of the returns seen in the tree.
         rollout: the rollout policy's agent spec (``heuristic``, ``random``, ``trained`` or ``ppo:PATH``).
+        depth: decisions a playout takes, the new node's action included, before ``value`` estimates the rest of
+            the game (``0``: play to the end).
+        value: as :class:`PIMCOptions`'s.
     """
 
     iterations: int = 200
     exploration: float = 0.7
     rollout: str = "heuristic"
+    depth: int = 0
+    value: str = "trained"
 
 
 def parse_options(kind: str, argument: str) -> PIMCOptions | ISMCTSOptions:
@@ -95,26 +106,33 @@ def parse_options(kind: str, argument: str) -> PIMCOptions | ISMCTSOptions:
             raise ValueError(f"{kind} option {name}={text!r} is not a {type(fields[name].default).__name__}") from None
     options = options_type(**values)
     for name, value in dataclasses.asdict(options).items():
-        if isinstance(value, (int, float)) and not value > 0:
+        if name == "depth" and value < 0:
+            raise ValueError(f"{kind} option depth={value!r} is not allowed; it must be 0 (to the end) or more")
+        if name != "depth" and isinstance(value, (int, float)) and not value > 0:
             raise ValueError(f"{kind} option {name}={value!r} is not allowed; it must be positive")
     if options.rollout not in ROLLOUT_SPECS and not options.rollout.startswith("ppo:"):
         raise ValueError(
             f"{kind} rollout={options.rollout!r} is not allowed; choose {', '.join(ROLLOUT_SPECS)} or ppo:PATH"
         )
+    if options.value != "trained" and not options.value.startswith("ppo:"):
+        raise ValueError(f"{kind} value={options.value!r} is not allowed; choose trained or ppo:PATH of a .pt model")
     return options
 
 
 class Playouts:
-    """Games played out from given states with one rollout policy at every seat, on a batched env.
+    """Games played out from given states with one rollout policy at every seat, on a batched env, to the end or
+    to a depth where a network's value head estimates the rest.
 
     Args:
         env_id: the game.
         params: its parameters (a params dataclass).
         rollout: the rollout policy's agent spec.
         seed: seed of the rollout policy's own generator (a random policy draws from it).
+        depth: decisions, the first action included, before the value estimate takes over (``0``: to the end).
+        value: the value network's agent spec (a self-play ``.pt`` model), loaded only with a depth.
     """
 
-    def __init__(self, env_id: str, params: Any, rollout: str, seed: int):
+    def __init__(self, env_id: str, params: Any, rollout: str, seed: int, depth: int = 0, value: str = "trained"):
         from cardenvs.agents.registry import make_agent
 
         self.env_id = env_id
@@ -126,6 +144,13 @@ class Playouts:
         self.policy = make_agent(rollout, env_id, self.game.observation_layout(params), seed)
         if self.policy.reads_seat_views:
             raise ValueError(f"a search agent's rollout policy must act on observations, not {rollout!r}")
+        self.depth = int(depth)
+        self.value_network = None
+        if self.depth:
+            network = getattr(make_agent(value, env_id, self.game.observation_layout(params), seed), "network", None)
+            if network is None or not hasattr(network, "value"):
+                raise ValueError(f"value={value!r} is not a self-play network with a value head (a .pt model)")
+            self.value_network = network
         self._venv = None
         self._seating = np.zeros(self.num_players, np.int64)
 
@@ -139,7 +164,14 @@ class Playouts:
         """Each seat's return from ``records`` on, float64 ``[R, P]``: ``first_actions[r]`` is played in record
         ``r``, then the rollout policy plays every seat to the end of the game."""
         if self.compiled:
-            return random_playouts(records.copy(), first_actions, self.num_actions)
+            played = records.copy()
+            totals = random_playouts(played, first_actions, self.num_actions, self.depth - 1)
+            stopped = np.flatnonzero(~(played["terminated"] | played["truncated"]))
+            if stopped.size:
+                venv = self._env(stopped.size)
+                venv._set_trusted_states(np.arange(stopped.size, dtype=np.int64), played[stopped])
+                totals[stopped] += self._values(venv, stopped.size)
+            return totals
         venv = self._env(len(records))
         rows = np.arange(len(records), dtype=np.int64)
         venv._set_trusted_states(rows, records)
@@ -148,14 +180,31 @@ class Playouts:
         actions = np.zeros(venv.num_envs, np.int64)
         actions[rows] = first_actions
         totals = np.zeros((venv.num_envs, self.num_players))
+        taken = 0
         while active.any():
             _, _, _, rewards, terminated, truncated = venv.step(actions, active=active)
+            taken += 1
             totals[active] += rewards[active]
             active &= ~(terminated | truncated)
+            if taken == self.depth and active.any():
+                totals[active] += self._values(venv, venv.num_envs)[active]
+                break
             if active.any():
                 act_on_rows([self.policy], self._seating, venv.observations, venv.action_masks,
                             venv.current_players, actions, rows=active)
         return totals[rows]
+
+    def _values(self, venv: Any, count: int) -> np.ndarray:
+        """The value network's estimate of every seat's return from the first ``count`` games of ``venv`` on,
+        float64 ``[count, P]``, each seat valued from its own observation."""
+        import torch as th
+
+        values = np.zeros((count, self.num_players))
+        with th.inference_mode():
+            for seat in range(self.num_players):
+                obs, _ = venv.observe(np.full(venv.num_envs, seat, np.int64))
+                values[:, seat] = self.value_network.value(th.as_tensor(obs[:count])).numpy()
+        return values
 
 
 def _records(records: Sequence[np.record]) -> np.ndarray:
@@ -189,7 +238,8 @@ class _SearchAgent(Agent):
     def playouts(self, params: Any) -> Playouts:
         """The playouts of the game with ``params`` (made on first use, again if the parameters change)."""
         if self._playouts is None or self._playouts.params != params:
-            self._playouts = Playouts(self.env_id, params, self.options.rollout, self._rollout_seed)
+            self._playouts = Playouts(self.env_id, params, self.options.rollout, self._rollout_seed,
+                                      self.options.depth, self.options.value)
         return self._playouts
 
     def act(self, observation: dict[str, np.ndarray]) -> int:

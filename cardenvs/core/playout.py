@@ -17,11 +17,14 @@ from cardenvs.core.single import engine_view
 
 
 @njit(cache=True)
-def _play_out(state, first_action, mask, returns):
-    """Play ``first_action``, then random legal actions to the end; add every seat's rewards to ``returns``."""
+def _play_out(state, first_action, max_decisions, mask, returns):
+    """Play ``first_action``, then random legal actions to the end or until ``max_decisions`` more were taken
+    (negative: no limit); add every seat's rewards to ``returns``."""
     engine_step(state, first_action)
     returns[:] += state.rewards
-    while not (state.terminated or state.truncated):
+    taken = 0
+    while not (state.terminated or state.truncated) and (max_decisions < 0 or taken < max_decisions):
+        taken += 1
         engine_legal_mask(state, mask)
         pick = rand_below(state, mask.sum())
         for action in range(mask.shape[0]):
@@ -34,12 +37,14 @@ def _play_out(state, first_action, mask, returns):
 
 
 @njit(cache=True, parallel=True)
-def _play_out_all(states, first_actions, masks, returns):
+def _play_out_all(states, first_actions, max_decisions, masks, returns):
     for i in prange(states.shape[0]):
-        _play_out(states[i], first_actions[i], masks[i], returns[i])
+        _play_out(states[i], first_actions[i], max_decisions, masks[i], returns[i])
 
 
-def random_playouts(records: np.ndarray, first_actions: np.ndarray, num_actions: int) -> np.ndarray:
+def random_playouts(
+    records: np.ndarray, first_actions: np.ndarray, num_actions: int, max_decisions: int = -1
+) -> np.ndarray:
     """Each seat's return over the playout of each record, float64 ``[R, P]``.
 
     Args:
@@ -47,8 +52,10 @@ def random_playouts(records: np.ndarray, first_actions: np.ndarray, num_actions:
             copy you do not need), each with a generator state of its own.
         first_actions: a legal action per record, played first.
         num_actions: the game's number of actions (the legal mask's size).
+        max_decisions: stop after this many random decisions past the first action (negative: play to the end);
+            the records of games not over then hold where they stopped.
     """
     returns = np.zeros((len(records), records.dtype["rewards"].shape[0]))
     masks = np.zeros((len(records), num_actions), np.int8)
-    _play_out_all(engine_view(records), np.asarray(first_actions, np.int64), masks, returns)
+    _play_out_all(engine_view(records), np.asarray(first_actions, np.int64), int(max_decisions), masks, returns)
     return returns
