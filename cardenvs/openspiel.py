@@ -588,13 +588,18 @@ def register_games() -> list[str]:
 class AgentBot(pyspiel.Bot):
     """A cardenvs agent (rule-based, trained, random: any agent spec) as an OpenSpiel bot for one seat.
 
-    It reads the seat's observation tensor (the cardenvs observation) and legal-action mask, exactly what the
-    agent sees in the AEC env.
+    An agent that acts on observations reads the seat's observation tensor (the cardenvs observation) and
+    legal-action mask, exactly what it sees in the AEC env. A search agent (``pimc``, ``ismcts``: its
+    ``reads_seat_views`` is true) gets the seat's :class:`~cardenvs.agents.base.SeatView` of the state's record
+    instead, as the AEC env and tournaments give it: the same observation and mask, and the game's resampler as its
+    only way to full states, so it searches worlds the seat cannot tell from the true one and never reads the
+    hidden cards.
 
     Args:
         game: the OpenSpiel game (a ``cardenvs_*`` game).
         player: the seat it plays.
-        spec: the cardenvs agent spec: ``heuristic`` (the game's rule-based agent), ``random``, ``trained``, …
+        spec: the cardenvs agent spec: ``heuristic`` (the game's rule-based agent), ``random``, ``trained``,
+            ``pimc:determinizations=8``, ``ismcts``, …
         seed: seed of the agent's own generator, for agents that draw randomness.
     """
 
@@ -603,6 +608,7 @@ class AgentBot(pyspiel.Bot):
 
         pyspiel.Bot.__init__(self)
         self._player = player
+        self._game = game
         self.agent = make_agent(spec, game.cardenvs_game.env_id, game.layout, seed)
 
     def player_id(self) -> int:
@@ -618,7 +624,12 @@ class AgentBot(pyspiel.Bot):
         """The agent's action in ``state`` (its seat must be the one to act)."""
         observation = np.asarray(state.observation_tensor(self._player), np.float32)
         mask = np.asarray(state.legal_actions_mask(self._player), np.int8)
-        return int(self.agent.act({"observation": observation, "action_mask": mask}))
+        if not self.agent.reads_seat_views:
+            return int(self.agent.act({"observation": observation, "action_mask": mask}))
+        from cardenvs.agents.base import SeatView
+
+        view = SeatView(self._game.cardenvs_game, self._game.params, state.record, self._player, observation, mask)
+        return int(self.agent.act_views([view])[0])
 
 
 def resampler(state: CardenvsState, player: int) -> CardenvsState:

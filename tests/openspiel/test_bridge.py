@@ -4,6 +4,8 @@ policy-gradient agent, and evaluate_bots with three players."""
 
 from __future__ import annotations
 
+import dataclasses
+
 import numpy as np
 import pytest
 
@@ -25,6 +27,8 @@ RANDOM_SIMS = 2
 ISMCTS_SIMULATIONS = 8
 #: steps the policy-gradient agents train for
 TRAINING_STEPS = 3000
+#: a search agent as small as a whole game allows in CI
+PIMC_SPEC = "pimc:determinizations=2,rollouts=1,rollout=random"
 
 
 def _max_length(env_id: str, params: dict) -> int:
@@ -194,14 +198,8 @@ def _ismcts_bot(loaded, seed: int):
     return bot
 
 
-def _skip_without_resampler(env_id: str) -> None:
-    if cardenvs.get_game(env_id).resample is None:
-        pytest.skip(f"{env_id} has no hidden-card resampler (Game.resample) yet: IS-MCTS cannot sample its worlds")
-
-
 @pytest.mark.parametrize("env_id", ENV_IDS)
 def test_resampled_states_look_the_same_to_the_seat(env_id):
-    _skip_without_resampler(env_id)
     loaded = _load(env_id, cardenvs.get_game(env_id).quick_params, seed=4)
     state = loaded.new_initial_state()
     rng = np.random.default_rng(0)
@@ -221,22 +219,31 @@ def test_resampled_states_look_the_same_to_the_seat(env_id):
     assert differs, "the resampler never dealt the hidden cards differently (no field but the generator changed)"
 
 
-@pytest.mark.parametrize("env_id", ENV_IDS)
-def test_games_without_a_resampler_say_so(env_id):
-    if cardenvs.get_game(env_id).resample is not None:
-        pytest.skip(f"{env_id} has a resampler")
-    state = _load(env_id, cardenvs.get_game(env_id).quick_params).new_initial_state()
-    with pytest.raises(NotImplementedError, match=env_id):
+def test_every_bridged_game_has_a_resampler():
+    assert all(cardenvs.get_game(env_id).resample is not None for env_id in ENV_IDS)
+
+
+def test_a_game_without_a_resampler_says_so():
+    """A game made without a resampler (Clabber with its resampler taken out, as a bridge game of its own: a game
+    under another name with Clabber's record could not be registered, since the compiled kernels find a game's rules
+    by its record's field names) plays, and resampling it raises NotImplementedError naming it."""
+    bare = dataclasses.replace(cardenvs.get_game("clabber_v0"), resample=None)
+    facts = bridge.FACTS["clabber"]()
+    game_class = type("BareClabber", (bridge.CardenvsGame,),
+                      {"cardenvs_game": bare, "facts": facts, "game_type": bridge.game_type(bare, facts)})
+    loaded = game_class({"single_hand": True, bridge.SEED_PARAMETER: 0})
+    state = loaded.new_initial_state()
+    state.apply_action(state.legal_actions()[0])
+    with pytest.raises(NotImplementedError, match=bare.env_id):
         bridge.resampler(state, state.current_player())
 
 
-@pytest.mark.parametrize("env_id", ENV_IDS)
-def test_ismcts_plays_whole_games(env_id):
-    """IS-MCTS at seat 0 against uniform random play, to the end of a short game."""
+def _ismcts_plays_a_whole_game(env_id: str, params: dict) -> None:
+    """IS-MCTS at seat 0 against uniform random play, to the end of a game: every search legal, the returns in
+    the game's utility range."""
     from open_spiel.python.bots import uniform_random
 
-    _skip_without_resampler(env_id)
-    loaded = _load(env_id, cardenvs.get_game(env_id).quick_params, seed=9)
+    loaded = _load(env_id, params, seed=9)
     bots = [_ismcts_bot(loaded, 0)] + [
         uniform_random.UniformRandomBot(seat, np.random.RandomState(seat)) for seat in range(1, loaded.num_players())
     ]
@@ -250,6 +257,19 @@ def test_ismcts_plays_whole_games(env_id):
         state.apply_action(action)
     assert searched > 0
     assert loaded.min_utility() <= min(state.returns()) <= max(state.returns()) <= loaded.max_utility()
+
+
+@pytest.mark.parametrize("env_id", ENV_IDS)
+def test_ismcts_plays_whole_games(env_id):
+    _ismcts_plays_a_whole_game(env_id, cardenvs.get_game(env_id).quick_params)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize(("env_id", "params"), _parameter_sets())
+def test_ismcts_plays_whole_games_on_every_parameter_set(env_id, params):
+    """Every example parameter set (the long ones shortened as in the random simulation test, and in full too):
+    minutes per game of a long set, since every simulation plays out to the end in Python."""
+    _ismcts_plays_a_whole_game(env_id, params)
 
 
 def test_policy_gradient_trains_and_plays():
@@ -321,9 +341,58 @@ def test_agent_bot_acts_as_the_agent_in_the_aec_env():
         env.step(action)
 
 
+def _record_views(agent) -> list:
+    """Make ``agent`` keep every seat view it acts on; return the list they go to."""
+    views = []
+    act_views = agent.act_views
+
+    def recording(seat_views):
+        views.extend(seat_views)
+        return act_views(seat_views)
+
+    agent.act_views = recording
+    return views
+
+
+@pytest.mark.parametrize("env_id", ENV_IDS)
+def test_search_agents_play_as_bots_through_evaluate_bots(env_id):
+    """A cardenvs search agent (pimc) at seat 0 as an OpenSpiel bot, the rule-based agent everywhere else: it acts
+    through its seat view of the bridge state (the observation and mask are the AEC env's), a whole short game."""
+    from open_spiel.python.algorithms import evaluate_bots
+
+    loaded = _load(env_id, cardenvs.get_game(env_id).quick_params, seed=12)
+    searcher = bridge.AgentBot(loaded, 0, PIMC_SPEC, seed=0)
+    assert searcher.agent.reads_seat_views
+    views = _record_views(searcher.agent)
+    bots = [searcher] + [bridge.AgentBot(loaded, seat) for seat in range(1, loaded.num_players())]
+    state = loaded.new_initial_state()
+    returns = evaluate_bots.evaluate_bots(state, bots, np.random.RandomState(0))
+    assert state.is_terminal()
+    assert list(returns) == state.returns()
+    assert views, "the search agent never acted"
+    assert all(view.seat == 0 and view.action_mask.sum() > 0 for view in views)
+
+
+def test_a_search_bot_sees_what_the_seat_sees():
+    """The seat view a search bot gets holds the seat's observation and legal mask as the AEC env gives them, and
+    its resampled records keep them."""
+    loaded = _load("clabber_v0", {"single_hand": True}, seed=14)
+    state = loaded.new_initial_state()
+    env = cardenvs.env("clabber_v0", single_hand=True)
+    env.reset(seed=state.seed)
+    bot = bridge.AgentBot(loaded, state.current_player(), PIMC_SPEC, seed=0)
+    seen = _record_views(bot.agent)
+    assert bot.step(state) in state.legal_actions()
+    view, observed = seen[0], env.observe(env.agent_selection)
+    assert view.seat == state.current_player()
+    assert np.array_equal(view.observation, observed["observation"])
+    assert np.array_equal(view.action_mask, observed["action_mask"])
+    resampled = view.resample(np.random.default_rng(0))
+    assert resampled.tobytes() != state.record.tobytes()
+
+
 @pytest.mark.parametrize("env_id", ENV_IDS)
 def test_a_seeded_resampler_repeats_its_worlds(env_id):
-    _skip_without_resampler(env_id)
     state = _load(env_id, cardenvs.get_game(env_id).quick_params, seed=8).new_initial_state()
     player = state.current_player()
     first, second = bridge.seeded_resampler(3), bridge.seeded_resampler(3)
