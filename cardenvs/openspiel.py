@@ -462,7 +462,7 @@ class CardenvsState(pyspiel.State):
         """
         game = self._game.cardenvs_game
         if game.resample is None:
-            raise NotImplementedError(f"{game.env_id} has no hidden-card resampler (Game.resample) yet")
+            raise NotImplementedError(f"{game.env_id} has no hidden-card resampler (Game.resample)")
         record = self.record
         clone = self.clone()
         clone._states[:] = game.resample(record, player, rng)  # a new record, its generator reseeded from rng
