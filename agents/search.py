@@ -21,8 +21,14 @@ the spread of the returns seen so far, so one constant serves every game's rewar
 Both are deterministic for a given seed and sequence of decisions: their generator is the only randomness (it
 draws the resampled states, the playouts' chance and the tie-breaks).
 
+Playouts may stop at a ``depth`` (decisions, the first action included), where the value head of a self-play
+network (``value``, the game's shipped one by default) estimates each seat's return from there: in long games with
+much chance, a full playout's return is mostly noise about one decision.
+
 Specs (see :mod:`cardenvs.agents.registry`): ``pimc`` or ``pimc:determinizations=16,rollouts=2,rollout=random``;
-``ismcts`` or ``ismcts:iterations=400,exploration=0.7,rollout=heuristic``.
+``ismcts`` or ``ismcts:iterations=400,exploration=0.7,rollout=heuristic``. Options a spec leaves out come from
+the game's ``Game.search_defaults`` (the budgets of docs/search.md's strength table), then from
+:class:`PIMCOptions` and :class:`ISMCTSOptions`.
 """
 
 from __future__ import annotations
@@ -85,15 +91,16 @@ class ISMCTSOptions:
     value: str = "trained"
 
 
-def parse_options(kind: str, argument: str) -> PIMCOptions | ISMCTSOptions:
-    """The options of the spec ``kind:argument`` (``argument`` is ``name=value,...``; empty: the defaults).
+def parse_options(kind: str, argument: str, defaults: dict[str, Any] | None = None) -> PIMCOptions | ISMCTSOptions:
+    """The options of the spec ``kind:argument`` (``argument`` is ``name=value,...``); an option it leaves out
+    comes from ``defaults`` (a game's ``Game.search_defaults``), else from the options' own defaults.
 
     Raises:
         ValueError: an unknown name, a value of the wrong type, a budget below 1, or an unknown rollout spec.
     """
     options_type = PIMCOptions if kind == "pimc" else ISMCTSOptions
     fields = {field.name: field for field in dataclasses.fields(options_type)}
-    values: dict[str, Any] = {}
+    values: dict[str, Any] = {name: value for name, value in (defaults or {}).items() if name in fields}
     for part in filter(None, argument.split(",")):
         name, equals, text = part.partition("=")
         if not equals or name not in fields:
@@ -407,8 +414,9 @@ def make_search_agent(kind: str, argument: str, env_id: str, seed: int | None = 
     Raises:
         ValueError: bad options (see :func:`parse_options`), or a game without a hidden-card resampler.
     """
-    options = parse_options(kind, argument)
-    if cardenvs.get_game(env_id).resample is None:
+    game = cardenvs.get_game(env_id)
+    options = parse_options(kind, argument, game.search_defaults)
+    if game.resample is None:
         raise ValueError(f"{env_id} has no hidden-card resampler, so the {kind} agent cannot play it")
     agent_type = PIMCAgent if kind == "pimc" else ISMCTSAgent
     return agent_type(env_id, options, seed)

@@ -2,8 +2,9 @@
 
 You play seat K (``--seat``; ``--seat random`` draws it); every other seat is played by ``--opponents``: one
 agent spec for all of them or one per seat in seat order (``heuristic``, the game's rule-based agent;
-``random``; ``ppo:PATH``; ``rllib:PATH``). On your turn you see the public table, what only your seat sees
-(your hand, your piece, the cards you know) and the legal actions, numbered. Type a number, or an action's
+``random``; ``trained``; ``ppo:PATH``; ``rllib:PATH``; the search agents ``pimc[:OPTIONS]``,
+``ismcts[:OPTIONS]``). On your turn you see the public table, what only your seat sees (your hand, your piece,
+the cards you know) and the legal actions, numbered. Type a number, or an action's
 name or any unambiguous start of it (``10s`` for ``play 10S``); ``?`` lists the commands. Every move, yours and
 the opponents', is shown in one line as it happens, followed by what the game announces about it (a burn, an
 extra turn). ``q``, ``quit``, end of input (Ctrl-D) or Ctrl-C stop the game (exit code 0).
@@ -44,7 +45,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--opponents", nargs="+", default=["heuristic"], metavar="SPEC",
         help="the other seats' agents: one spec for all, or one per seat in seat order (heuristic, random, "
-        "ppo:PATH, rllib:PATH)",
+        "trained, ppo:PATH, rllib:PATH, pimc[:OPTIONS], ismcts[:OPTIONS])",
     )
     parser.add_argument("--players", type=positive_int_argument, default=None,
                         help="number of players, where the game allows (default: the game's)")

@@ -5,10 +5,12 @@ reward with its 95% confidence interval, win rate and openskill rating (semantic
 :mod:`cardenvs.evaluation.tournament`; docs/evaluation.md is the guide). Results are saved game by game, so an
 interrupted run resumes where it stopped when it is run again with the same arguments.
 
-Agents: random, heuristic (the game's rule-based agent), ppo:PATH (a self-play .pt model or a MaskablePPO .zip
-checkpoint, needs the train extra) and rllib:PATH (an RLlib checkpoint of training/rllib_train.py, needs the rllib
-extra). To measure an agent against itself, name it twice. People play with ``cardenvs play``, not in tournaments
-(every deal comes back with the seats swapped, so a person would know the cards).
+Agents: random, heuristic (the game's rule-based agent), trained (the game's shipped self-play network, needs
+torch), ppo:PATH (a self-play .pt model or a MaskablePPO .zip checkpoint, needs the train extra), rllib:PATH (an
+RLlib checkpoint of training/rllib_train.py, needs the rllib extra), and the search agents pimc[:OPTIONS] and
+ismcts[:OPTIONS] (e.g. pimc:determinizations=64,rollouts=4,rollout=random; docs/search.md). To measure an agent
+against itself, name it twice. People play with ``cardenvs play``, not in tournaments (every deal comes back with
+the seats swapped, so a person would know the cards).
 
 Example::
 
@@ -35,7 +37,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("env_id", metavar="GAME", help="the game's env id: " + ", ".join(cardenvs.available_envs()))
     parser.add_argument(
         "--agents", nargs="+", required=True, metavar="SPEC",
-        help="two or more agents in lineup order: random, heuristic, ppo:PATH, rllib:PATH",
+        help="two or more agents in lineup order: random, heuristic, trained, ppo:PATH, rllib:PATH, pimc[:OPTIONS], "
+        "ismcts[:OPTIONS]",
     )
     parser.add_argument("--games", type=positive_int_argument, default=DEFAULT_GAMES,
                         help="games to play (rounded up to whole duplicate sets)")

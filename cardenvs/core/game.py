@@ -230,6 +230,10 @@ class Game:
     #: with what it saw, the game's generator reseeded from the ``np.random.Generator`` ``rng`` (the game's
     #: ``resample.py``; its rules page's "Resampling" section says what the seat's view holds); ``None``: not yet
     resample: Callable[[Any, int, np.random.Generator], Any] | None = None
+    #: the search agents' options for this game where a spec leaves them out (``pimc`` alone), e.g.
+    #: ``{"determinizations": 64, "rollout": "random"}``: the budgets of the strength table in docs/search.md;
+    #: options one agent does not have are ignored for it
+    search_defaults: dict[str, Any] = dataclasses.field(default_factory=dict, hash=False, compare=False)
 
     def __post_init__(self) -> None:
         from cardenvs.core.dispatch import register_engine

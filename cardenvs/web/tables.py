@@ -24,8 +24,9 @@ from cardenvs.agents.base import act_in_env
 from cardenvs.core.aec import CardEnv
 from cardenvs.records import GameRecord, decisions, replay
 
-#: the agents a page may seat besides the trained one: no free-form spec, so no path from a browser is loaded
-BUILT_IN_AGENTS = ("heuristic", "random")
+#: the agents a page may seat besides the trained one: no free-form spec, so no path from a browser is loaded;
+#: ``pimc`` is the search agent at its default budget (a fraction of a second per decision)
+BUILT_IN_AGENTS = ("heuristic", "random", "pimc")
 #: the spec of the game's trained agent (the ``<env_id>.pt`` of the server's checkpoint folder)
 TRAINED_SPEC = "trained"
 #: tables one browser session keeps; the oldest goes first

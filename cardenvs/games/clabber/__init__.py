@@ -49,6 +49,7 @@ GAME = Game(
     check_record=validation.check_record,
     resample=resample,
     quick_params={"single_hand": True},
+    search_defaults={"determinizations": 64, "rollouts": 4, "rollout": "random"},
     example_params=(
         {},
         {"single_hand": True},

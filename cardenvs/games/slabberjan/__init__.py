@@ -37,6 +37,7 @@ GAME = Game(
     field_ranges=validation.field_ranges,
     check_record=validation.check_record,
     quick_params={"num_players": 3},
+    search_defaults={"determinizations": 32, "rollouts": 1, "rollout": "trained", "depth": 4},
     example_params=(
         {"num_players": 2},
         {"num_players": 3},

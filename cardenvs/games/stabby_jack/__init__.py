@@ -47,6 +47,7 @@ GAME = Game(
     check_record=validation.check_record,
     resample=resample,
     quick_params={"max_turns": 40},
+    search_defaults={"determinizations": 8, "rollouts": 1, "rollout": "trained", "depth": 4},
     example_params=(
         {},
         {"num_players": 3, "jokers": True, "max_players": 8},
