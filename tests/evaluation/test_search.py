@@ -41,10 +41,21 @@ def test_specs_parse_and_refuse_bad_options():
     for spec in ("pimc", "ismcts", "pimc:rollouts=3", "ismcts:rollout=ppo:model.pt"):
         check_spec(spec)
     bad = ["pimc:iterations=3", "pimc:determinizations=0", "pimc:determinizations=two", "ismcts:exploration=-1",
-           "pimc:rollout=pimc", "ismcts:iterations", "pimc:rollout=human"]
+           "pimc:rollout=pimc", "ismcts:iterations", "pimc:rollout=human", "pimc:depth=-1", "ismcts:value=random"]
     for spec in bad:
         with pytest.raises(ValueError, match=r"pimc|ismcts"):
             check_spec(spec)
+
+
+def test_options_a_spec_leaves_out_come_from_the_game():
+    defaults = {"determinizations": 5, "iterations": 9, "depth": 3}
+    assert parse_options("pimc", "rollouts=3", defaults) == PIMCOptions(5, 3, "heuristic", 3)
+    assert parse_options("ismcts", "depth=0", defaults) == ISMCTSOptions(9, 0.7, "heuristic", 0)
+    for env_id in SEARCHABLE:
+        game = cardenvs.get_game(env_id)
+        agent = make_agent("pimc", env_id, game.observation_layout(game.make_params()))
+        for name, value in game.search_defaults.items():
+            assert getattr(agent.options, name) == value
 
 
 def test_a_game_without_a_resampler_is_refused():
@@ -102,6 +113,12 @@ def test_random_playouts_end_every_game_and_depend_only_on_the_record(env_id):
     random_playouts(played, first, venv.num_actions)
     assert (played["terminated"] | played["truncated"]).all()
     assert returns.shape == (POSITIONS, venv.num_players)
+    for limit in (0, 3):
+        stopped = records.copy()
+        random_playouts(stopped, first, venv.num_actions, max_decisions=limit)
+        taken = stopped["step_count"] - records["step_count"]
+        over = stopped["terminated"] | stopped["truncated"]
+        assert (taken[~over] == limit + 1).all() and (taken <= limit + 1).all()
     reseeded = records.copy()
     reseeded["rng"] += np.uint64(1)
     random_playouts(reseeded, first, venv.num_actions)
