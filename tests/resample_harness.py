@@ -46,6 +46,15 @@ def observed(game, params, record: np.record, seat: int) -> tuple[np.ndarray, np
     return obs, mask
 
 
+def same_view(first, second, seat: int) -> bool:
+    """Whether two AEC envs of one game show ``seat`` the same observation and legal mask, with the same seat to
+    act (for building twins: records a seat cannot tell apart)."""
+    agent = first.possible_agents[seat]
+    a, b = first.observe(agent), second.observe(agent)
+    return (np.array_equal(a["observation"], b["observation"]) and np.array_equal(a["action_mask"], b["action_mask"])
+            and first.agent_selection == second.agent_selection)
+
+
 def play_positions(env_id: str, params: dict, seeds: Sequence[int], rule_based: bool) -> list[tuple]:
     """``(record, actions so far, seed)`` at every decision of one game per seed, played by random legal actions or
     by the game's rule-based agent at every seat."""

@@ -173,20 +173,14 @@ def _replayed_twin(params: dict, deal: dict, other_deal: dict, actions: list[int
     first.reset(seed=0, options={"deal": deal})
     twin.reset(seed=0, options={"deal": other_deal})
     for action in actions:
-        if not _same_view(first, twin, seat) or not twin.unwrapped._mask[action]:
+        if not harness.same_view(first, twin, seat) or not twin.unwrapped._mask[action]:
             return None
         first.step(action)
         twin.step(action)
-    if not _same_view(first, twin, seat):
+    if not harness.same_view(first, twin, seat):
         return None
     return harness.record_copy(twin.unwrapped.state_record)
 
-
-def _same_view(first, second, seat: int) -> bool:
-    agent = first.possible_agents[seat]
-    a, b = first.observe(agent), second.observe(agent)
-    return (np.array_equal(a["observation"], b["observation"]) and np.array_equal(a["action_mask"], b["action_mask"])
-            and first.agent_selection == second.agent_selection)
 
 
 def _chosen_deals(params: dict, seeds: range) -> list[tuple[dict, dict]]:

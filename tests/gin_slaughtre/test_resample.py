@@ -256,7 +256,7 @@ def _replayed_twin(record: np.record, actions: list[int], seed: int, params: dic
     twin = cardenvs.env(ENV_ID, **params)
     twin.reset(seed=seed, options={"deal": {"dealer": dealer, "deck": deck}})
     for action in actions:
-        if not _same_view(first, twin, seat):
+        if not harness.same_view(first, twin, seat):
             return None
         mine, theirs = first.unwrapped.state_record, twin.unwrapped.state_record
         twin_action = action
@@ -271,16 +271,10 @@ def _replayed_twin(record: np.record, actions: list[int], seed: int, params: dic
             return None
         first.step(action)
         twin.step(twin_action)
-    if not _same_view(first, twin, seat) or _placement(twin.unwrapped.state_record) == _placement(record):
+    if not harness.same_view(first, twin, seat) or _placement(twin.unwrapped.state_record) == _placement(record):
         return None
     return harness.record_copy(twin.unwrapped.state_record)
 
-
-def _same_view(first, second, seat: int) -> bool:
-    agent = first.possible_agents[seat]
-    a, b = first.observe(agent), second.observe(agent)
-    return (np.array_equal(a["observation"], b["observation"]) and np.array_equal(a["action_mask"], b["action_mask"])
-            and first.agent_selection == second.agent_selection)
 
 
 def _check_reads_nothing_hidden(params: dict, seeds: range, pairs: int, draws: int) -> None:
