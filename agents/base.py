@@ -52,7 +52,7 @@ class SeatView:
     game's hidden-card resampler, which agree with everything the seat has seen and redeal everything else.
 
     The true state stays inside: :meth:`resample` is the one way to it, so an agent given a view can use only what
-    its seat may know (tests/agents/test_search.py proves a search agent acts the same on states that differ only
+    its seat may know (tests/evaluation/test_search.py proves a search agent acts the same on states that differ only
     in hidden cards).
 
     Args:

@@ -126,7 +126,7 @@ def make_agent(spec: str, env_id: str, layout: ObservationLayout, seed: int | No
     if kind in OPTIONAL_ARGUMENT:
         from cardenvs.agents.search import make_search_agent
 
-        return make_search_agent(kind, argument, env_id, seed)
+        return make_search_agent(kind, argument, env_id, layout, seed)
     if kind in TRAINED_KINDS:
         target, extra, holds = TRAINED_KINDS[kind]
         try:

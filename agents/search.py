@@ -3,8 +3,8 @@
 Both see a game only as a :class:`~cardenvs.agents.base.SeatView`: the seat's observation and legal mask, and full
 states drawn by the game's hidden-card resampler (``Game.resample``), which agree with everything the seat has seen
 and deal every unseen card again. They play those states out on the batched engine
-(:class:`~cardenvs.core.vector.VectorEnv`) with a rollout policy: any agent spec that acts on observations
-(``heuristic``, the default; ``random``; ``trained``; ``ppo:PATH``). A tournament hands a search agent every game
+(:class:`~cardenvs.core.vector.VectorEnv`) with a rollout policy: ``heuristic`` (the default), ``random``,
+``trained`` or ``ppo:PATH``. A tournament hands a search agent every game
 in which it is to act at once, so the rollouts of all of them run in one batch.
 
 ``pimc`` (Perfect-Information Monte Carlo): for each decision, ``determinizations`` draws of the state; in each,
@@ -43,11 +43,17 @@ import numpy as np
 import cardenvs
 from cardenvs.agents.base import Agent, SeatView, act_on_rows
 from cardenvs.core.playout import random_playouts
+from cardenvs.core.rng import SEED_LIMIT
 
-#: seeds of the rollouts' games are drawn from the full range of the games' generators
-SEED_RANGE = 2**64
 #: the rollout policies a search spec may name without a path
 ROLLOUT_SPECS = ("heuristic", "random", "trained")
+#: the largest budget an option may ask for (determinizations, rollouts, iterations, depth): more would exhaust
+#: memory in the first decision rather than fail at once
+MAX_BUDGET = 1_000_000
+#: the rollout policy's own seed is drawn below this (torch generators take 63-bit seeds)
+POLICY_SEED_LIMIT = 2**63
+#: options of a game's ``search_defaults`` that need its shipped network (torch, and parameters it fits)
+NETWORK_OPTIONS = ("rollout", "depth", "value")
 
 
 @dataclasses.dataclass(frozen=True)
@@ -113,15 +119,19 @@ def parse_options(kind: str, argument: str, defaults: dict[str, Any] | None = No
             raise ValueError(f"{kind} option {name}={text!r} is not a {type(fields[name].default).__name__}") from None
     options = options_type(**values)
     for name, value in dataclasses.asdict(options).items():
-        if name == "depth" and value < 0:
-            raise ValueError(f"{kind} option depth={value!r} is not allowed; it must be 0 (to the end) or more")
-        if name != "depth" and isinstance(value, (int, float)) and not value > 0:
-            raise ValueError(f"{kind} option {name}={value!r} is not allowed; it must be positive")
-    if options.rollout not in ROLLOUT_SPECS and not options.rollout.startswith("ppo:"):
+        if isinstance(value, str):
+            continue
+        low = 0 if name == "depth" else 1
+        if isinstance(value, float):
+            if not (math.isfinite(value) and value > 0):
+                raise ValueError(f"{kind} option {name}={value!r} is not allowed; it must be a positive number")
+        elif not low <= value <= MAX_BUDGET:
+            raise ValueError(f"{kind} option {name}={value!r} is not allowed; it must be from {low} to {MAX_BUDGET}")
+    if options.rollout not in ROLLOUT_SPECS and not (options.rollout.startswith("ppo:") and options.rollout[4:]):
         raise ValueError(
             f"{kind} rollout={options.rollout!r} is not allowed; choose {', '.join(ROLLOUT_SPECS)} or ppo:PATH"
         )
-    if options.value != "trained" and not options.value.startswith("ppo:"):
+    if options.value != "trained" and not (options.value.startswith("ppo:") and options.value[4:]):
         raise ValueError(f"{kind} value={options.value!r} is not allowed; choose trained or ppo:PATH of a .pt model")
     return options
 
@@ -225,7 +235,7 @@ def _records(records: Sequence[np.record]) -> np.ndarray:
 def _reseeded(records: np.ndarray, rng: np.random.Generator) -> np.ndarray:
     """``records`` with a fresh generator state each, so that the playouts from copies of one state draw
     different chance."""
-    records["rng"] = rng.integers(0, SEED_RANGE, size=len(records), dtype=np.uint64)
+    records["rng"] = rng.integers(0, SEED_LIMIT, size=len(records), dtype=np.uint64)
     return records
 
 
@@ -240,7 +250,7 @@ class _SearchAgent(Agent):
         self.options = options
         self.rng = np.random.default_rng(seed)
         self._playouts: Playouts | None = None
-        self._rollout_seed = int(self.rng.integers(0, 2**63))
+        self._rollout_seed = int(self.rng.integers(0, POLICY_SEED_LIMIT))
 
     def playouts(self, params: Any) -> Playouts:
         """The playouts of the game with ``params`` (made on first use, again if the parameters change)."""
@@ -400,23 +410,53 @@ class ISMCTSAgent(_SearchAgent):
         for action in legal:
             action = int(action)
             visits = node.visits.get(action, 0)
-            if visits == 0:  # a child added in an iteration whose playout is still to be credited
-                return action, False
             score = node.total[action] / visits + scale * math.sqrt(math.log(node.available[action]) / visits)
             if score > best_score:
                 best, best_score = action, score
         return best, False
 
 
-def make_search_agent(kind: str, argument: str, env_id: str, seed: int | None = None) -> Agent:
+def _shipped_network_fits(env_id: str, layout: Any) -> bool:
+    """Whether the game's shipped network can be loaded (torch installed) and reads observations of ``layout``."""
+    from cardenvs.agents.registry import make_agent
+
+    try:
+        make_agent("trained", env_id, layout)
+    except (ValueError, ImportError):
+        return False
+    return True
+
+
+def make_search_agent(kind: str, argument: str, env_id: str, layout: Any, seed: int | None = None) -> Agent:
     """The search agent of the spec ``kind:argument`` (``kind`` ``pimc`` or ``ismcts``) for ``env_id``.
 
+    Options the spec leaves out come from the game's ``search_defaults``; those that need the game's shipped
+    network (a trained rollout policy or value) are left out where it cannot play (torch missing, or parameters
+    whose observations it does not read, such as another number of players): the agent then plays out to the end.
+    The rollout policy and the value network are loaded here, so a spec that names a missing model fails at once.
+
+    Args:
+        kind: ``pimc`` or ``ismcts``.
+        argument: the spec's options (``name=value,...``; may be empty).
+        env_id: the game.
+        layout: the env's observation layout.
+        seed: seed of the agent's generator.
+
     Raises:
-        ValueError: bad options (see :func:`parse_options`), or a game without a hidden-card resampler.
+        ValueError: bad options (see :func:`parse_options`), a rollout policy or value network that cannot be
+            loaded, or a game without a hidden-card resampler.
     """
+    from cardenvs.agents.registry import make_agent
+
     game = cardenvs.get_game(env_id)
-    options = parse_options(kind, argument, game.search_defaults)
     if game.resample is None:
         raise ValueError(f"{env_id} has no hidden-card resampler, so the {kind} agent cannot play it")
+    defaults = dict(game.search_defaults)
+    if any(name in defaults for name in NETWORK_OPTIONS) and not _shipped_network_fits(env_id, layout):
+        defaults = {name: value for name, value in defaults.items() if name not in NETWORK_OPTIONS}
+    options = parse_options(kind, argument, defaults)
+    make_agent(options.rollout, env_id, layout)
+    if options.depth:
+        make_agent(options.value, env_id, layout)
     agent_type = PIMCAgent if kind == "pimc" else ISMCTSAgent
     return agent_type(env_id, options, seed)

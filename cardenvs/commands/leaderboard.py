@@ -58,7 +58,8 @@ def run(args: argparse.Namespace) -> int:
             progress=args.progress)
     except ImportError as error:
         print(f"{PROGRAM}: the best responses need the 'train' extra ({error.name or error} cannot be imported); "
-              'install it with: pip install "cardenvs[train]", or pass --exploit-minutes 0', file=sys.stderr)
+              'install it with: pip install "cardenvs[train]" (without it, leave out the trained agent and pass '
+              "--exploit-minutes 0)", file=sys.stderr)
         return MISSING_EXTRA
     except (ValueError, OSError) as error:
         print(f"{PROGRAM}: {error}", file=sys.stderr)
@@ -68,10 +69,14 @@ def run(args: argparse.Namespace) -> int:
               "command again to go on", file=sys.stderr)
         return INTERRUPTED
     print(board.table())
-    if args.json is not None:
-        board.save(args.json)
-        print(f"JSON: {args.json}")
-    if args.plot is not None:
-        plot_rating_vs_exploitability([board], args.plot)
-        print(f"plot: {args.plot}")
+    try:
+        if args.json is not None:
+            board.save(args.json)
+            print(f"JSON: {args.json}")
+        if args.plot is not None:
+            plot_rating_vs_exploitability([board], args.plot)
+            print(f"plot: {args.plot}")
+    except OSError as error:
+        print(f"{PROGRAM}: {error}", file=sys.stderr)
+        return USAGE_ERROR
     return 0

@@ -42,6 +42,7 @@ GAME = Game(
     field_ranges=validation.field_ranges,
     check_record=validation.check_record,
     quick_params={"max_turns": 120},
+    search_defaults={"determinizations": 4, "rollouts": 1, "rollout": "heuristic"},
     example_params=(
         {},
         {"num_downcards": 3, "min_set_size": 2, "stack_effects": True, "quartet_rule": "rank_or_suit"},

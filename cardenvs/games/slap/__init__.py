@@ -45,6 +45,7 @@ GAME = Game(
     field_ranges=validation.field_ranges,
     check_record=validation.check_record,
     quick_params={"num_players": 2, "max_cards_played": 60},
+    search_defaults={"determinizations": 4, "rollouts": 1, "rollout": "random"},
     example_params=(
         {"num_players": 2},
         {"num_players": 4},
