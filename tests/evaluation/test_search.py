@@ -41,7 +41,8 @@ def test_specs_parse_and_refuse_bad_options():
     for spec in ("pimc", "ismcts", "pimc:rollouts=3", "ismcts:rollout=ppo:model.pt"):
         check_spec(spec)
     bad = ["pimc:iterations=3", "pimc:determinizations=0", "pimc:determinizations=two", "ismcts:exploration=-1",
-           "pimc:rollout=pimc", "ismcts:iterations", "pimc:rollout=human", "pimc:depth=-1", "ismcts:value=random"]
+           "pimc:rollout=pimc", "ismcts:iterations", "pimc:rollout=human", "pimc:depth=-1", "ismcts:value=random",
+           "pimc:determinizations=10000000000", "ismcts:exploration=inf", "ismcts:exploration=nan", "pimc:rollout=ppo:"]
     for spec in bad:
         with pytest.raises(ValueError, match=r"pimc|ismcts"):
             check_spec(spec)
@@ -56,6 +57,23 @@ def test_options_a_spec_leaves_out_come_from_the_game():
         agent = make_agent("pimc", env_id, game.observation_layout(game.make_params()))
         for name, value in game.search_defaults.items():
             assert getattr(agent.options, name) == value
+
+
+def test_models_a_spec_names_are_loaded_when_the_agent_is_made(tmp_path):
+    game = cardenvs.get_game("clabber_v0")
+    layout = game.observation_layout(game.make_params())
+    for spec in (f"pimc:rollout=ppo:{tmp_path / 'missing.pt'}", f"ismcts:depth=2,value=ppo:{tmp_path / 'none.pt'}"):
+        with pytest.raises(ValueError, match=r"missing\.pt|none\.pt"):
+            make_agent(spec, "clabber_v0", layout)
+
+
+def test_network_defaults_are_left_out_where_the_shipped_network_cannot_play():
+    for env_id in ("slabberjan_v0", "stabby_jack_v0"):
+        game = cardenvs.get_game(env_id)
+        assert game.search_defaults.get("rollout") == "trained"
+        agent = make_agent("pimc", env_id, game.observation_layout(game.make_params(num_players=3)))
+        assert (agent.options.rollout, agent.options.depth) == ("heuristic", 0)
+        assert agent.options.determinizations == game.search_defaults["determinizations"]
 
 
 def test_a_game_without_a_resampler_is_refused():
