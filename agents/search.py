@@ -279,7 +279,7 @@ class PIMCAgent(_SearchAgent):
 
     def act_views(self, views: Sequence[SeatView]) -> np.ndarray:
         chosen = np.zeros(len(views), np.int64)
-        searched, records, first, owners = [], [], [], []
+        searched, records, first = [], [], []
         determinizations, rollouts = self.options.determinizations, self.options.rollouts
         for index, view in enumerate(views):
             legal = np.flatnonzero(view.action_mask)
@@ -291,19 +291,18 @@ class PIMCAgent(_SearchAgent):
             copies = np.repeat(draws, legal.size * rollouts)
             records.append(_reseeded(copies, self.rng))
             first.append(np.tile(np.repeat(legal, rollouts), determinizations))
-            owners.append(np.full(copies.size, len(searched)))
             searched.append((index, view.seat, legal))
         if not searched:
             return chosen
         playouts = self.playouts(views[0].params)
         returns = playouts.returns(np.concatenate(records), np.concatenate(first))
-        owner = np.concatenate(owners)
-        actions = np.concatenate(first)
-        for number, (index, seat, legal) in enumerate(searched):
-            mine = owner == number
-            value = returns[mine, seat]
-            means = np.array([value[actions[mine] == action].mean() for action in legal])
-            chosen[index] = legal[int(np.argmax(means))]
+        start = 0
+        for index, seat, legal in searched:
+            # this view's playouts, draw-major: [draw, legal action, playout]
+            size = determinizations * legal.size * rollouts
+            value = returns[start:start + size, seat].reshape(determinizations, legal.size, rollouts)
+            chosen[index] = legal[int(np.argmax(value.mean(axis=(0, 2))))]
+            start += size
         return chosen
 
 
