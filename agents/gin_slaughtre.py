@@ -16,12 +16,15 @@ Strategy (what a sensible Shithead player does), decided from the observation an
 from __future__ import annotations
 
 import numpy as np
+from numba import njit
 
 from cardenvs.agents.base import Agent
 from cardenvs.core.game import ObservationLayout
 from cardenvs.games.gin_slaughtre.actions import (
     ACTION_CARDS,
     ACTION_SIZE,
+    ARRANGE_BASE,
+    ARRANGEMENTS,
     DEALT_PER_PLAYER,
     DRAW,
     NUM_ALL_ACTIONS,
@@ -30,10 +33,19 @@ from cardenvs.games.gin_slaughtre.actions import (
     SINGLE_BASE,
     SLOT_BASE,
     TAKE_PILE,
-    arrangement_action,
 )
 from cardenvs.games.gin_slaughtre.cards import FIRST_JOKER, NUM_CARDS, RANK_NINE, RANK_TWO
-from cardenvs.games.gin_slaughtre.observation import NO_CARD_SLOT
+from cardenvs.games.gin_slaughtre.observation import (
+    HAND_SIZES,
+    NO_CARD_SLOT,
+    OPPONENT_UPCARDS,
+    OWN_HAND,
+    OWN_UPCARDS,
+    PHASE,
+    PILE_SIZE,
+    PILE_TOP,
+    PILE_TOP_SAME_RANK,
+)
 from cardenvs.games.gin_slaughtre.rules import PHASE_ARRANGE, QUARTET, rank_of
 
 # Keep values: a card's rank (Ace 0 … King 12), and more for the cards that rescue a stuck player.
@@ -90,50 +102,102 @@ def _action_ranks() -> np.ndarray:
     return ranks
 
 
+def _arrangement_actions() -> np.ndarray:
+    """Per set of upcard places (a 7-bit mask over the seven dealt cards in id order), its ARRANGE action; -1 where
+    the mask does not hold exactly three places."""
+    actions = np.full(1 << DEALT_PER_PLAYER, -1, np.int64)
+    for action, places in enumerate(ARRANGEMENTS):
+        actions[sum(1 << int(place) for place in places)] = ARRANGE_BASE + action
+    return actions
+
+
+ACTION_COSTS = _action_costs()
+ACTION_RANKS = _action_ranks()
+ARRANGEMENT_BY_PLACES = _arrangement_actions()
+
+
+@njit(cache=True)
+def _arrangement(observation) -> int:
+    """The ARRANGE action putting the three most valuable of the seven dealt cards face up (ties: the later id)."""
+    dealt = np.zeros(DEALT_PER_PLAYER, np.int64)
+    count = 0
+    for card in range(NUM_CARDS):
+        if observation[OWN_HAND + card] + observation[OWN_UPCARDS + card] > 0 and count < DEALT_PER_PLAYER:
+            dealt[count] = card
+            count += 1
+    places = 0
+    for place in range(count):
+        value = KEEP_VALUES[dealt[place]]
+        better = 0  # dealt cards that rank above this one: a higher keep value, or an equal one and a later id
+        for other in range(count):
+            other_value = KEEP_VALUES[dealt[other]]
+            if other_value > value or (other_value == value and other > place):
+                better += 1
+        if better < NUM_UPCARDS:
+            places |= 1 << place
+    return ARRANGEMENT_BY_PLACES[places]
+
+
+@njit(cache=True)
+def heuristic_action(observation, action_mask) -> int:
+    """The rule-based action for one seat's observation and legal mask (the module docstring's strategy).
+
+    Compiled, and reading nothing but the two arrays, so that search playouts (:mod:`cardenvs.core.playout`) call
+    this same function at engine speed.
+    """
+    if observation[PHASE + PHASE_ARRANGE] > 0:
+        return _arrangement(observation)
+    top = NO_CARD_SLOT
+    for card in range(NO_CARD_SLOT + 1):
+        if observation[PILE_TOP + card] > 0:
+            top = card
+            break
+    top_rank = rank_of(top) if top < FIRST_JOKER else NO_RANK
+    same_rank = observation[PILE_TOP_SAME_RANK]
+    opponent_cards = observation[HAND_SIZES + OPPONENT]
+    for card in range(NUM_CARDS):
+        opponent_cards += observation[OPPONENT_UPCARDS + card]
+    finishing = observation[PILE_SIZE] >= BIG_PILE and opponent_cards <= FEW_CARDS
+    best, best_cost = -1, NOT_LEGAL
+    for action in range(action_mask.shape[0]):
+        if action_mask[action] == 0:
+            continue
+        cost = ACTION_COSTS[action]
+        if top_rank != NO_RANK and ACTION_RANKS[action] == top_rank and same_rank + ACTION_SIZE[action] >= QUARTET:
+            cost -= BURN_BONUS  # four of the top's rank on top burn the pile
+        if finishing and SINGLE_BASE + FIRST_JOKER <= action < SINGLE_BASE + NUM_CARDS:
+            cost = JOKER_ON_BIG_PILE_COST  # the Joker thrown to finish
+        if best < 0 or cost < best_cost:
+            best, best_cost = action, cost
+    return best
+
+
+@njit(cache=True)
+def heuristic_actions(observations, action_masks, out) -> None:
+    """:func:`heuristic_action` for every row of a batch, into ``out``."""
+    for row in range(observations.shape[0]):
+        out[row] = heuristic_action(observations[row], action_masks[row])
+
+
 class GinSlaughtreHeuristic(Agent):
     """Cheapest legal trick first, burns preferred; strong cards as upcards; the Joker to finish.
 
     Args:
-        layout: the env's observation layout (``env.unwrapped.layout``).
+        layout: the env's observation layout (``env.unwrapped.layout``). The policy reads the observation's blocks
+            at the fixed offsets of :mod:`cardenvs.games.gin_slaughtre.observation`, the same for every parameter
+            set (the optional downcard block comes last).
     """
 
     name = "heuristic"
+    compiled_policy = staticmethod(heuristic_action)
 
     def __init__(self, layout: ObservationLayout):
         self.layout = layout
-        self.costs = _action_costs()
-        self.ranks = _action_ranks()
-        self.sizes = ACTION_SIZE.astype(np.float32)
 
     def act(self, observation: dict[str, np.ndarray]) -> int:
-        return int(self.act_batch(observation["observation"][None], observation["action_mask"][None])[0])
+        return int(heuristic_action(observation["observation"], observation["action_mask"]))
 
     def act_batch(self, observations: np.ndarray, action_masks: np.ndarray) -> np.ndarray:
-        views = self.layout.split(observations)
-        num_actions = action_masks.shape[1]
-        costs = np.where(action_masks > 0, self.costs[None, :num_actions], NOT_LEGAL)
-        # a trick of the top card's rank that makes four of it on top burns the pile
-        top = views["pile_top"][:, : NO_CARD_SLOT + 1].argmax(axis=1)
-        top_rank = np.where(top < FIRST_JOKER, rank_of(top), NO_RANK)
-        burns = ((self.ranks[None, :num_actions] == top_rank[:, None]) & (top_rank[:, None] != NO_RANK)
-                 & (views["pile_top_same_rank"] + self.sizes[None, :num_actions] >= QUARTET))
-        costs = np.where(burns, costs - BURN_BONUS, costs)
-        # the Joker thrown to finish: on a big pile when the opponent is down to its last hand cards and upcards
-        opponent_cards = views["hand_sizes"][:, OPPONENT] + views["opponent_upcards"].sum(axis=1)
-        finishing = (views["pile_size"][:, 0] >= BIG_PILE) & (opponent_cards <= FEW_CARDS)
-        jokers = SINGLE_BASE + np.arange(FIRST_JOKER, NUM_CARDS)
-        costs[:, jokers] = np.where(finishing[:, None] & (action_masks[:, jokers] > 0), JOKER_ON_BIG_PILE_COST,
-                                    costs[:, jokers])
-        choices = costs.argmin(axis=1)
-        arranging = views["phase"][:, PHASE_ARRANGE] > 0
-        for row in np.flatnonzero(arranging):
-            own = views["own_hand"][row] + views["own_upcards"][row]
-            choices[row] = self._arrangement(np.flatnonzero(own))
-        return choices.astype(np.int64)
-
-    @staticmethod
-    def _arrangement(dealt: np.ndarray) -> int:
-        """The ARRANGE action putting the three most valuable of the seven dealt cards (sorted ids) face up."""
-        assert len(dealt) == DEALT_PER_PLAYER
-        best = np.argsort(KEEP_VALUES[dealt], kind="stable")[-NUM_UPCARDS:]
-        return arrangement_action(dealt.tolist(), dealt[best].tolist())
+        actions = np.zeros(len(observations), np.int64)
+        heuristic_actions(observations, action_masks, actions)
+        return actions

@@ -42,7 +42,7 @@ import numpy as np
 
 import cardenvs
 from cardenvs.agents.base import Agent, SeatView, act_on_rows
-from cardenvs.core.playout import random_playouts
+from cardenvs.core.playout import compiled_playouts
 from cardenvs.core.rng import SEED_LIMIT
 
 #: the rollout policies a search spec may name without a path
@@ -157,10 +157,17 @@ class Playouts:
         self.game = cardenvs.get_game(env_id)
         self.num_players = self.game.num_players(params)
         self.num_actions = self.game.num_actions(params)
-        self.compiled = rollout == "random"  # played out by one compiled kernel (cardenvs.core.playout)
-        self.policy = make_agent(rollout, env_id, self.game.observation_layout(params), seed)
+        layout = self.game.observation_layout(params)
+        self.policy = make_agent(rollout, env_id, layout, seed)
         if self.policy.reads_seat_views:
             raise ValueError(f"a search agent's rollout policy must act on observations, not {rollout!r}")
+        self.observation_size = layout.size
+        # played out by one compiled kernel (cardenvs.core.playout) where the policy is compiled; else in Python
+        self.compiled_policy = (
+            "random" if rollout == "random"
+            else "rule_based" if rollout == "heuristic" and getattr(self.policy, "compiled_policy", None) is not None
+            else None
+        )
         self.depth = int(depth)
         self.value_network = None
         if self.depth:
@@ -180,9 +187,10 @@ class Playouts:
     def returns(self, records: np.ndarray, first_actions: np.ndarray) -> np.ndarray:
         """Each seat's return from ``records`` on, float64 ``[R, P]``: ``first_actions[r]`` is played in record
         ``r``, then the rollout policy plays every seat to the end of the game."""
-        if self.compiled:
+        if self.compiled_policy is not None:
             played = records.copy()
-            totals = random_playouts(played, first_actions, self.num_actions, self.depth - 1)
+            totals = compiled_playouts(played, first_actions, self.num_actions, self.compiled_policy,
+                                       self.observation_size, self.depth - 1)
             stopped = np.flatnonzero(~(played["terminated"] | played["truncated"]))
             if stopped.size:
                 venv = self._env(stopped.size)

@@ -52,20 +52,20 @@ def test_a_built_in_game_is_protected_too():
     slap = cardenvs.get_game("slap_v0")
     with pytest.raises(ValueError, match=r"slap_copy_v0 cannot be registered: .* same field names as slap_v0's"):
         dataclasses.replace(slap, name="slap_copy")
-    assert dispatch._engine(_field_names(slap)) is slap
+    assert dispatch.registered_game(_field_names(slap)) is slap
 
 
 def test_a_new_definition_of_the_same_game_takes_its_place():
     names = _field_names(TOY)
     plain = dataclasses.replace(TOY, picture=None)  # same env id: a new definition of the toy game
     try:
-        assert dispatch._engine(names) is plain
+        assert dispatch.registered_game(names) is plain
     finally:
         register_engine(names, TOY)
-    assert dispatch._engine(names) is TOY
+    assert dispatch.registered_game(names) is TOY
 
 
 def test_registering_the_same_game_again_changes_nothing():
     names = _field_names(TOY)
     register_engine(names, TOY)
-    assert dispatch._engine(names) is TOY
+    assert dispatch.registered_game(names) is TOY

@@ -11,6 +11,7 @@ cached per record type. As plain Python
 
 from __future__ import annotations
 
+import importlib
 from typing import Any
 
 from numba.extending import overload
@@ -45,7 +46,12 @@ def register_engine(field_names: tuple[str, ...], game: Any) -> None:
     _ENGINES[key] = game
 
 
-def _engine(field_names: tuple[str, ...]) -> Any:
+def registered_game(field_names: tuple[str, ...]) -> Any:
+    """The game whose rules records with these field names run (:func:`register_engine`).
+
+    Raises:
+        TypeError: no game is registered for them.
+    """
     try:
         return _ENGINES[tuple(field_names)]
     except KeyError:
@@ -53,27 +59,49 @@ def _engine(field_names: tuple[str, ...]) -> Any:
 
 
 def engine_reset(state, seed):
-    _engine(state.dtype.names).reset(state, seed)
+    registered_game(state.dtype.names).reset(state, seed)
 
 
 def engine_step(state, action):
-    _engine(state.dtype.names).step(state, action)
+    registered_game(state.dtype.names).step(state, action)
 
 
 def engine_observe(state, player, obs, mask):
-    _engine(state.dtype.names).observe(state, player, obs, mask)
+    registered_game(state.dtype.names).observe(state, player, obs, mask)
 
 
 def engine_penalize(state, player):
-    _engine(state.dtype.names).penalize(state, player)
+    registered_game(state.dtype.names).penalize(state, player)
 
 
 def engine_legal_mask(state, mask):
-    _engine(state.dtype.names).legal_mask(state, mask)
+    registered_game(state.dtype.names).legal_mask(state, mask)
 
 
 def engine_encode_state(state, out):
-    _encode_state(_engine(state.dtype.names))(state, out)
+    _encode_state(registered_game(state.dtype.names))(state, out)
+
+
+def engine_rule_based_action(state, observation, mask):
+    """The game's rule-based agent's action for one seat's ``observation`` and legal ``mask`` (the record only
+    picks the game: the policy reads nothing else)."""
+    return rule_based_policy(registered_game(state.dtype.names))(observation, mask)
+
+
+def rule_based_policy(game: Any) -> Any:
+    """The compiled ``(observation, mask) -> action`` of ``game``'s rule-based agent (its class's
+    ``compiled_policy``).
+
+    Raises:
+        TypeError: the game's rule-based agent has no compiled policy (or the game has no rule-based agent).
+    """
+    policy = None
+    if game.rule_based_agent:
+        module_name, class_name = game.rule_based_agent.split(":")
+        policy = getattr(getattr(importlib.import_module(module_name), class_name), "compiled_policy", None)
+    if policy is None:
+        raise TypeError(f"{game.env_id}'s rule-based agent has no compiled policy")
+    return policy
 
 
 def _encode_state(game: Any) -> Any:
@@ -84,7 +112,7 @@ def _encode_state(game: Any) -> Any:
 
 @overload(engine_reset, jit_options={"cache": True})
 def _compiled_reset(state, seed):
-    reset = _engine(tuple(state.fields)).reset
+    reset = registered_game(tuple(state.fields)).reset
 
     def impl(state, seed):
         reset(state, seed)
@@ -94,7 +122,7 @@ def _compiled_reset(state, seed):
 
 @overload(engine_step, jit_options={"cache": True})
 def _compiled_step(state, action):
-    step = _engine(tuple(state.fields)).step
+    step = registered_game(tuple(state.fields)).step
 
     def impl(state, action):
         step(state, action)
@@ -104,7 +132,7 @@ def _compiled_step(state, action):
 
 @overload(engine_observe, jit_options={"cache": True})
 def _compiled_observe(state, player, obs, mask):
-    observe = _engine(tuple(state.fields)).observe
+    observe = registered_game(tuple(state.fields)).observe
 
     def impl(state, player, obs, mask):
         observe(state, player, obs, mask)
@@ -114,7 +142,7 @@ def _compiled_observe(state, player, obs, mask):
 
 @overload(engine_penalize, jit_options={"cache": True})
 def _compiled_penalize(state, player):
-    penalize = _engine(tuple(state.fields)).penalize
+    penalize = registered_game(tuple(state.fields)).penalize
 
     def impl(state, player):
         penalize(state, player)
@@ -124,7 +152,7 @@ def _compiled_penalize(state, player):
 
 @overload(engine_legal_mask, jit_options={"cache": True})
 def _compiled_legal_mask(state, mask):
-    legal_mask = _engine(tuple(state.fields)).legal_mask
+    legal_mask = registered_game(tuple(state.fields)).legal_mask
 
     def impl(state, mask):
         legal_mask(state, mask)
@@ -134,9 +162,19 @@ def _compiled_legal_mask(state, mask):
 
 @overload(engine_encode_state, jit_options={"cache": True})
 def _compiled_encode_state(state, out):
-    encode_state = _encode_state(_engine(tuple(state.fields)))
+    encode_state = _encode_state(registered_game(tuple(state.fields)))
 
     def impl(state, out):
         encode_state(state, out)
+
+    return impl
+
+
+@overload(engine_rule_based_action, jit_options={"cache": True})
+def _compiled_rule_based_action(state, observation, mask):
+    policy = rule_based_policy(registered_game(tuple(state.fields)))
+
+    def impl(state, observation, mask):
+        return policy(observation, mask)
 
     return impl

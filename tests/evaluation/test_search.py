@@ -1,9 +1,10 @@
-"""The search agents (cardenvs/agents/search.py) and the compiled random playouts (cardenvs/core/playout.py).
+"""The search agents (cardenvs/agents/search.py) and the compiled playouts (cardenvs/core/playout.py).
 
 What is checked: specs parse and refuse bad options; a search agent plays only legal actions, through every front
 end (batched tournament, AEC env); it is deterministic for a seed; it reads nothing hidden (a state the seat
 cannot tell apart from the true one, with every unseen card elsewhere, gives the same actions from the same seed);
-the compiled playouts end every game and depend only on the record; and search beats random play (a statistical
+the compiled playouts end every game and depend only on the record, and the compiled rule-based ones play exactly
+the rule-based agent's games; and search beats random play (a statistical
 test with a stated bound)."""
 
 from __future__ import annotations
@@ -14,8 +15,9 @@ import pytest
 import cardenvs
 from cardenvs.agents.base import SeatView, act_in_env, seat_views
 from cardenvs.agents.registry import check_spec, make_agent
-from cardenvs.agents.search import ISMCTSOptions, PIMCOptions, parse_options
-from cardenvs.core.playout import random_playouts
+from cardenvs.agents.search import ISMCTSOptions, PIMCOptions, Playouts, parse_options
+from cardenvs.core.dispatch import rule_based_policy
+from cardenvs.core.playout import compiled_playouts
 from cardenvs.evaluation.tournament import run_tournament
 
 SEARCHABLE = [game.env_id for game in map(cardenvs.get_game, cardenvs.available_envs()) if game.resample]
@@ -125,22 +127,70 @@ def test_random_playouts_end_every_game_and_depend_only_on_the_record(env_id):
     venv, views = _positions(env_id, seed=8)
     records = venv.state_array(np.arange(POSITIONS))
     first = np.array([np.flatnonzero(view.action_mask)[0] for view in views])
-    returns = random_playouts(records.copy(), first, venv.num_actions)
-    assert np.array_equal(returns, random_playouts(records.copy(), first, venv.num_actions))
+    returns = compiled_playouts(records.copy(), first, venv.num_actions)
+    assert np.array_equal(returns, compiled_playouts(records.copy(), first, venv.num_actions))
     played = records.copy()
-    random_playouts(played, first, venv.num_actions)
+    compiled_playouts(played, first, venv.num_actions)
     assert (played["terminated"] | played["truncated"]).all()
     assert returns.shape == (POSITIONS, venv.num_players)
     for limit in (0, 3):
         stopped = records.copy()
-        random_playouts(stopped, first, venv.num_actions, max_decisions=limit)
+        compiled_playouts(stopped, first, venv.num_actions, max_decisions=limit)
         taken = stopped["step_count"] - records["step_count"]
         over = stopped["terminated"] | stopped["truncated"]
         assert (taken[~over] == limit + 1).all() and (taken <= limit + 1).all()
     reseeded = records.copy()
     reseeded["rng"] += np.uint64(1)
-    random_playouts(reseeded, first, venv.num_actions)
+    compiled_playouts(reseeded, first, venv.num_actions)
     assert reseeded.tobytes() != played.tobytes(), "another generator state played the same games"
+
+
+def _has_compiled_rule_based_policy(env_id: str) -> bool:
+    try:
+        rule_based_policy(cardenvs.get_game(env_id))
+    except TypeError:
+        return False
+    return True
+
+
+COMPILED_RULE_BASED = [env_id for env_id in SEARCHABLE if _has_compiled_rule_based_policy(env_id)]
+
+
+@pytest.mark.parametrize("env_id", COMPILED_RULE_BASED)
+@pytest.mark.parametrize("params_index", [0, 1])
+def test_compiled_rule_based_playouts_play_the_rule_based_agents_games(env_id, params_index):
+    game = cardenvs.get_game(env_id)
+    params = dict(game.example_params[params_index], **game.quick_params)
+    venv = cardenvs.vector_env(env_id, POSITIONS, **params)
+    venv.reset(seed=9)
+    for _ in range(SETTLE_STEPS):
+        venv.step(venv.sample_actions())
+    records = venv.state_array(np.arange(POSITIONS))
+    first = np.array([np.flatnonzero(mask)[-1] for mask in venv.action_masks])
+    python = Playouts(env_id, venv.params, "heuristic", seed=0)
+    assert python.compiled_policy == "rule_based"
+    python.compiled_policy = None  # the same playouts stepped from Python, the agent's act_batch at every decision
+    played = records.copy()
+    returns = compiled_playouts(played, first, venv.num_actions, "rule_based", venv.layout.size)
+    assert (played["terminated"] | played["truncated"]).all()
+    assert np.array_equal(returns, python.returns(records, first))
+    limit = 4
+    stopped = records.copy()
+    compiled_playouts(stopped, first, venv.num_actions, "rule_based", venv.layout.size, limit)
+    taken = stopped["step_count"] - records["step_count"]
+    over = stopped["terminated"] | stopped["truncated"]
+    assert (taken[~over] == limit + 1).all() and (taken <= limit + 1).all()
+
+
+def test_compiled_playouts_refuse_a_policy_they_cannot_play():
+    venv, views = _positions("clabber_v0", seed=1)
+    records = venv.state_array(np.arange(POSITIONS))
+    first = np.array([np.flatnonzero(view.action_mask)[0] for view in views])
+    with pytest.raises(ValueError, match="policy='greedy'"):
+        compiled_playouts(records, first, venv.num_actions, "greedy")
+    if "clabber_v0" not in COMPILED_RULE_BASED:
+        with pytest.raises(TypeError, match="no compiled policy"):
+            compiled_playouts(records, first, venv.num_actions, "rule_based", venv.layout.size)
 
 
 MARGIN_GAMES = 60  # Clabber single hands, duplicate deals
