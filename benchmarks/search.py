@@ -5,13 +5,15 @@ of play (``--positions`` games of a batched env after ``--settle`` random steps,
 at least two legal actions, so that every searched decision is a real search):
 
 1. **resample calls/s**: ``Game.resample`` on those positions, one call per position in turn;
-2. **random rollout decisions/s**: ``random_playouts`` (cardenvs.core.playout: the whole playout in one compiled,
+2. **random rollout decisions/s**: ``compiled_playouts`` (cardenvs.core.playout: the whole playout in one compiled,
    multi-threaded kernel) over ``--playouts`` resampled records, each first playing a random legal action; the
    decisions counted are the records' ``step_count`` after minus before;
-3. **heuristic rollout decisions/s**: the same with the rule-based agent as the rollout policy, through
-   ``Playouts.returns`` (agents/search.py: a batched env stepped once per decision, the policy acting in Python
-   between steps) over ``--heuristic-playouts`` records; a decision is one game stepped in one of those steps
-   (one ``step_count`` increment), counted on the playouts' env as it steps, since a finished game restarts there;
+3. **heuristic rollout decisions/s**: the same with the rule-based agent as the rollout policy, the way the search
+   agents play it. Where the agent has a compiled policy (Gin Slaughtre), that is ``compiled_playouts`` with the
+   ``rule_based`` policy, measured as above (the table marks it "compiled"). Elsewhere it is ``Playouts.returns``
+   (agents/search.py: a batched env stepped once per decision, the policy acting in Python between steps) over
+   ``--heuristic-playouts`` records; a decision is one game stepped in one of those steps (one ``step_count``
+   increment), counted on the playouts' env as it steps, since a finished game restarts there;
 4. **search decisions/s** of each ``--pimc`` and ``--ismcts`` budget: ``agent.act_views`` on every position at once,
    as a tournament hands a search agent every game in which it is to act; decisions/s is positions × calls /
    seconds, so it is the compute per decision at that batch size.
@@ -52,7 +54,7 @@ from benchmarks.run import _load_average, fmt_rate, machine_info, progress, usag
 from cardenvs.agents.base import SeatView, seat_views
 from cardenvs.agents.registry import make_agent
 from cardenvs.agents.search import ISMCTSOptions, Playouts, _records, _reseeded, parse_options
-from cardenvs.core.playout import random_playouts
+from cardenvs.core.playout import compiled_playouts
 
 REPO_ROOT = Path(__file__).resolve().parent.parent
 DEFAULT_JSON = REPO_ROOT / "benchmarks" / "results" / "search.json"
@@ -101,7 +103,8 @@ class Options:
     playouts: int = 4096
     """records per compiled random-playout call"""
     heuristic_playouts: int = 256
-    """records per heuristic-playout call (each decision of them is a round trip through Python)"""
+    """records per heuristic-playout call stepped from Python (each decision a round trip through Python); a
+    compiled rule-based policy plays ``--playouts`` records per call"""
     pimc: Annotated[list[str], tyro.conf.arg(metavar="OPTIONS [OPTIONS ...]")] = field(
         default_factory=lambda: list(DEFAULT_PIMC)
     )
@@ -225,16 +228,19 @@ def time_resample(views: Sequence[SeatView], seconds: float, rng: np.random.Gene
     return repeat_timed(call, seconds)
 
 
-def time_random_playouts(views: Sequence[SeatView], opts: Options, rng: np.random.Generator) -> dict[str, float]:
-    """Decisions/s of compiled random playouts from ``--playouts`` resampled records (freshly reseeded each call,
-    so each call plays new games)."""
+def time_compiled_playouts(
+    views: Sequence[SeatView], opts: Options, rng: np.random.Generator, policy: str = "random"
+) -> dict[str, float]:
+    """Decisions/s of compiled playouts with ``policy`` from ``--playouts`` resampled records (freshly reseeded
+    each call, so each call plays new games)."""
     records, first = playout_batch(views, opts.playouts, rng)
     num_actions = views[0].action_mask.shape[0]
+    observation_size = views[0].observation.shape[0]
     before = records["step_count"].astype(np.int64)
 
     def call() -> int:
         played = _reseeded(records.copy(), rng)
-        random_playouts(played, first, num_actions)
+        compiled_playouts(played, first, num_actions, policy, observation_size)
         return int((played["step_count"] - before).sum())
 
     result = repeat_timed(call, opts.seconds)
@@ -307,8 +313,12 @@ def bench_game(env_id: str, params: dict, opts: Options) -> dict[str, Any]:
     row["mean_legal_actions"] = float(np.mean([np.count_nonzero(view.action_mask) for view in views]))
     progress(f"{env_id} {params or '(defaults)'}: resample, random and heuristic playouts ...")
     attempt(row, "resample", lambda: time_resample(views, opts.seconds, rng))
-    attempt(row, "random_playouts", lambda: time_random_playouts(views, opts, rng))
-    attempt(row, "heuristic_playouts", lambda: time_policy_playouts(env_id, views, opts, rng))
+    attempt(row, "random_playouts", lambda: time_compiled_playouts(views, opts, rng))
+    row["heuristic_compiled"] = Playouts(env_id, views[0].params, HEURISTIC, opts.seed).compiled_policy is not None
+    if row["heuristic_compiled"]:
+        attempt(row, "heuristic_playouts", lambda: time_compiled_playouts(views, opts, rng, "rule_based"))
+    else:
+        attempt(row, "heuristic_playouts", lambda: time_policy_playouts(env_id, views, opts, rng))
     for kind, budgets in (("pimc", opts.pimc), ("ismcts", opts.ismcts)):
         for budget in budgets:
             spec = f"{kind}:{budget}"
@@ -341,8 +351,9 @@ def markdown_table(results: dict[str, Any]) -> str:
     ]
     for row in results["envs"]:
         legal = row.get("mean_legal_actions")
+        heuristic = _rate(row, "heuristic_playouts") + (" (compiled)" if row.get("heuristic_compiled") else "")
         cells = (env_label(row), _rate(row, "resample"), _rate(row, "random_playouts"),
-                 _playout_length(row, "random_playouts"), _rate(row, "heuristic_playouts"),
+                 _playout_length(row, "random_playouts"), heuristic,
                  _playout_length(row, "heuristic_playouts"), "—" if legal is None else f"{legal:.1f}")
         lines.append("| " + " | ".join(cells) + " |")
     labels = [budget_label(*spec.split(":", 1)) for spec in specs]
@@ -367,8 +378,9 @@ def _legend(results: dict[str, Any]) -> list[str]:
         f"Search decisions/s: {opts['positions']} positions per act_views call (positions with a choice, after "
         f"{opts['settle']} random steps); pimc D×R: D determinizations × R playouts per legal action; ismcts N: "
         "N iterations; the last word is the rollout policy.",
-        f"Rollouts: {opts['playouts']} records per compiled random-playout call, {opts['heuristic_playouts']} per "
-        f"heuristic call; each measurement repeats its call for {opts['seconds']:g} s after one untimed call.",
+        f"Rollouts: {opts['playouts']} records per compiled playout call (random, and rule-based where marked "
+        f"compiled), {opts['heuristic_playouts']} per heuristic call stepped from Python; each measurement repeats "
+        f"its call for {opts['seconds']:g} s after one untimed call.",
         f"Machine: {m['cpu']} · {m['cpu_count']} cores · numba {m['numba']} (threads: {m['numba_threads']}) · "
         f"Python {m['python']} · numpy {m['numpy']} · cardenvs {m['cardenvs']} ({m['git']})",
     ]

@@ -73,6 +73,8 @@ def test_quick_run_measures_every_part_and_writes_what_it_printed(tmp_path, caps
 def test_quick_run_on_every_game(env_id, tmp_path, capsys):
     results, _, _ = _quick_run(env_id, tmp_path, capsys)
     _check_quick_row(results["envs"][0])
+    # the rule-based playouts are compiled exactly where the rule-based agent has a compiled policy
+    assert results["envs"][0]["heuristic_compiled"] == (env_id == "gin_slaughtre_v0")
 
 
 def test_counted_decisions_are_the_games_steps():
