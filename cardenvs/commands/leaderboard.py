@@ -7,9 +7,14 @@ Everything is kept under --results (default runs/leaderboard/GAME): the matches 
 best response is reused when one of the same budget is saved there, so a table can be built a game, or an agent,
 at a time (docs/exploitability.md).
 
-Example::
+Several games are played one after the other, each with a table of its own, and --plot draws a panel per game.
+--exploit-agents trains best responses for some agents only (those of search agents take long); the others show
+one of the same budget saved earlier, or none.
+
+Examples::
 
     cardenvs leaderboard gin_slaughtre_v0 --games 2000 --exploit-minutes 10 --plot gin.png
+    cardenvs leaderboard slap_v0 --agents random heuristic trained pimc --exploit-agents random heuristic trained
 """
 
 from __future__ import annotations
@@ -28,9 +33,14 @@ PROGRAM = "cardenvs leaderboard"
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     import cardenvs
 
-    parser.add_argument("env_id", metavar="GAME", help="the game's env id: " + ", ".join(cardenvs.available_envs()))
+    parser.add_argument("env_ids", nargs="+", metavar="GAME",
+                        help="the games' env ids, each with a leaderboard of its own: "
+                             + ", ".join(cardenvs.available_envs()))
     parser.add_argument("--agents", nargs="+", default=None, metavar="SPEC",
                         help="the agents (default: every shipped agent of the game)")
+    parser.add_argument("--exploit-agents", nargs="+", default=None, metavar="SPEC",
+                        help="the agents whose best response is trained where none of this budget is saved; the "
+                             "others show a saved one or none (default: every agent)")
     parser.add_argument("--games", type=positive_int_argument, default=2000, help="games per match")
     parser.add_argument("--seed", type=seed_argument, default=0, help="the matches' seed (the same deals in each)")
     parser.add_argument("--exploit-minutes", type=nonnegative_float_argument, default=10.0,
@@ -38,24 +48,31 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--exploit-games", type=positive_int_argument, default=2000,
                         help="games of each best response's final match")
     parser.add_argument("--results", type=Path, default=None, metavar="DIR",
-                        help="the folder of the matches, best responses and JSON (default: runs/leaderboard/GAME)")
+                        help="the folder of the matches, best responses and JSON, with one game only (default: "
+                             "runs/leaderboard/GAME)")
     parser.add_argument("--json", type=Path, default=None, metavar="FILE",
-                        help="also write the leaderboard as JSON here (default: only RESULTS/leaderboard.json)")
+                        help="also write the leaderboard as JSON here, with one game only (default: only "
+                             "RESULTS/leaderboard.json)")
     parser.add_argument("--plot", type=Path, default=None, metavar="FILE",
-                        help="also draw rating against exploitability as a PNG (default: none)")
+                        help="also draw rating against exploitability as a PNG, a panel per game (default: none)")
     parser.add_argument("--progress", action="store_true", help="show the matches' progress bars")
 
 
 def run(args: argparse.Namespace) -> int:
     from cardenvs.evaluation.leaderboard import plot_rating_vs_exploitability, run_leaderboard
 
+    boards = []
     try:
+        if len(args.env_ids) > 1 and (args.results is not None or args.json is not None):
+            raise ValueError("--results and --json take one game; leave them out with several games")
         check_output_file(args.json, "--json")
         check_output_file(args.plot, "--plot")
-        board = run_leaderboard(
-            args.env_id, args.agents, games=args.games, seed=args.seed, exploit_minutes=args.exploit_minutes,
-            exploit_games=args.exploit_games, results_dir=args.results, exploit=args.exploit_minutes > 0,
-            progress=args.progress)
+        for env_id in args.env_ids:
+            boards.append(run_leaderboard(
+                env_id, args.agents, games=args.games, seed=args.seed, exploit_minutes=args.exploit_minutes,
+                exploit_games=args.exploit_games, results_dir=args.results, exploit=args.exploit_minutes > 0,
+                progress=args.progress, exploit_agents=args.exploit_agents))
+            print(boards[-1].table() + "\n", flush=True)
     except ImportError as error:
         print(f"{PROGRAM}: the best responses need the 'train' extra ({error.name or error} cannot be imported); "
               'install it with: pip install "cardenvs[train]" (without it, leave out the trained agent and pass '
@@ -68,13 +85,12 @@ def run(args: argparse.Namespace) -> int:
         print(f"\n{PROGRAM}: interrupted; the games and best responses finished so far are saved: run the same "
               "command again to go on", file=sys.stderr)
         return INTERRUPTED
-    print(board.table())
     try:
         if args.json is not None:
-            board.save(args.json)
+            boards[0].save(args.json)
             print(f"JSON: {args.json}")
         if args.plot is not None:
-            plot_rating_vs_exploitability([board], args.plot)
+            plot_rating_vs_exploitability(boards, args.plot)
             print(f"plot: {args.plot}")
     except OSError as error:
         print(f"{PROGRAM}: {error}", file=sys.stderr)

@@ -193,7 +193,8 @@ def pairwise_ratings(agents: Sequence[str], matches: dict[tuple[str, str], np.nd
 def run_leaderboard(env_id: str, agents: Sequence[str] | None = None, games: int = DEFAULT_GAMES, seed: int = 0,
                     exploit_minutes: float = DEFAULT_EXPLOIT_MINUTES, exploit_games: int = DEFAULT_GAMES,
                     results_dir: str | Path | None = None, exploit: bool = True, progress: bool = False,
-                    exploit_settings: dict[str, Any] | None = None) -> Leaderboard:
+                    exploit_settings: dict[str, Any] | None = None,
+                    exploit_agents: Sequence[str] | None = None) -> Leaderboard:
     """Play the round robin, measure (or reuse) each agent's exploitability, save and return the leaderboard.
 
     Args:
@@ -209,9 +210,11 @@ def run_leaderboard(env_id: str, agents: Sequence[str] | None = None, games: int
         exploit_settings: more arguments of every BR run (:func:`cardenvs.training.exploit.exploit`'s ``start``,
             ``decisions``, ``curve_points``, ``curve_games``, ``options``); a saved run is reused only where they
             are the same.
+        exploit_agents: the agents whose BR is trained where none is saved (default: every agent); the others
+            show a saved BR of this budget, or none.
 
     Raises:
-        ValueError: an unknown game or spec, fewer than two agents.
+        ValueError: an unknown game or spec, fewer than two agents, an exploit agent not among the agents.
     """
     from cardenvs.agents.registry import check_spec
     from cardenvs.evaluation import run_tournament
@@ -223,6 +226,10 @@ def run_leaderboard(env_id: str, agents: Sequence[str] | None = None, games: int
         raise ValueError("a leaderboard needs two or more different agents")
     for spec in agents:
         check_spec(spec)
+    exploit_agents = agents if exploit_agents is None else list(exploit_agents)
+    strangers = [spec for spec in exploit_agents if spec not in agents]
+    if strangers:
+        raise ValueError(f"exploit agents {', '.join(strangers)} are not among the leaderboard's agents")
     folder = Path(results_dir) if results_dir is not None else RESULTS_DIR / env_id
     matches: dict[tuple[str, str], np.ndarray] = {}
     head_to_head: dict[str, list[float]] = {}
@@ -239,7 +246,8 @@ def run_leaderboard(env_id: str, agents: Sequence[str] | None = None, games: int
         mean_reward={spec: _combined(found) for spec, found in rewards_of.items()}, head_to_head=head_to_head,
         exploit_minutes=exploit_minutes, exploit_games=exploit_games)
     board.exploitability = {spec: exploitability(env_id, spec, folder, exploit_minutes, exploit_games, seed,
-                                                 exploit, exploit_settings) for spec in agents}
+                                                 exploit and spec in exploit_agents, exploit_settings)
+                            for spec in agents}
     folder.mkdir(parents=True, exist_ok=True)
     board.save(folder / JSON_NAME)
     return board

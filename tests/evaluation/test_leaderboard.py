@@ -76,6 +76,30 @@ def test_each_agent_s_best_response_is_trained_once_then_reused_and_plotted(tmp_
     assert picture.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
 
 
+def test_best_responses_are_trained_only_for_the_exploit_agents(tmp_path):
+    settings = {"games": 40, "seed": 1, "exploit_minutes": 0.0, "exploit_games": 40, "results_dir": tmp_path,
+                "exploit_settings": TINY_BR}
+    board = run_leaderboard(GAME, ["random", "heuristic"], exploit_agents=["heuristic"], **settings)
+    assert board.exploitability["random"] is None and board.exploitability["heuristic"] is not None
+    assert not (tmp_path / "exploit" / "random").exists()
+    assert "| random |" in board.table() and "—" in board.table()
+    with pytest.raises(ValueError, match="trained are not among"):
+        run_leaderboard(GAME, ["random", "heuristic"], exploit_agents=["trained"], **settings)
+
+
+def test_cardenvs_leaderboard_plays_several_games_with_a_panel_each(tmp_path, capsys, monkeypatch):
+    monkeypatch.chdir(tmp_path)  # the default results folders, runs/leaderboard/GAME, land here
+    argv = ["leaderboard", GAME, "slap_v0", "--agents", "random", "heuristic", "--games", "20",
+            "--exploit-minutes", "0", "--plot", "both.png"]
+    assert main(argv) == 0
+    printed = capsys.readouterr().out
+    assert printed.count("| agent | rating (μ ± σ) |") == 2 and "slap_v0: round robin" in printed
+    assert (tmp_path / "runs" / "leaderboard" / "slap_v0" / "leaderboard.json").is_file()
+    assert (tmp_path / "both.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+    assert main([*argv[:8], "--json", "one.json"]) == 2
+    assert "--results and --json take one game" in capsys.readouterr().err
+
+
 def test_cardenvs_leaderboard_prints_the_table_and_writes_json_and_plot(tmp_path, capsys):
     argv = ["leaderboard", GAME, "--agents", "random", "heuristic", "--games", "40", "--exploit-minutes", "0",
             "--results", str(tmp_path / "results"), "--json", str(tmp_path / "board.json"),
