@@ -7,7 +7,8 @@ Everything is kept under --results (default runs/leaderboard/GAME): the matches 
 best response is reused when one of the same budget is saved there, so a table can be built a game, or an agent,
 at a time (docs/exploitability.md).
 
-Several games are played one after the other, each with a table of its own, and --plot draws a panel per game.
+Several games are played one after the other, each with a table of its own, and --plot draws a panel per game;
+--saved prints and plots the leaderboards earlier runs saved, playing nothing.
 --exploit-agents trains best responses for some agents only (those of search agents take long); the others show
 one of the same budget saved earlier, or none.
 
@@ -55,11 +56,13 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                              "RESULTS/leaderboard.json)")
     parser.add_argument("--plot", type=Path, default=None, metavar="FILE",
                         help="also draw rating against exploitability as a PNG, a panel per game (default: none)")
+    parser.add_argument("--saved", action="store_true",
+                        help="print (and plot) the leaderboards saved by earlier runs instead of playing")
     parser.add_argument("--progress", action="store_true", help="show the matches' progress bars")
 
 
 def run(args: argparse.Namespace) -> int:
-    from cardenvs.evaluation.leaderboard import plot_rating_vs_exploitability, run_leaderboard
+    from cardenvs.evaluation.leaderboard import plot_rating_vs_exploitability, run_leaderboard, saved_leaderboard
 
     boards = []
     try:
@@ -68,10 +71,13 @@ def run(args: argparse.Namespace) -> int:
         check_output_file(args.json, "--json")
         check_output_file(args.plot, "--plot")
         for env_id in args.env_ids:
-            boards.append(run_leaderboard(
-                env_id, args.agents, games=args.games, seed=args.seed, exploit_minutes=args.exploit_minutes,
-                exploit_games=args.exploit_games, results_dir=args.results, exploit=args.exploit_minutes > 0,
-                progress=args.progress, exploit_agents=args.exploit_agents))
+            if args.saved:
+                boards.append(saved_leaderboard(env_id, args.results))
+            else:
+                boards.append(run_leaderboard(
+                    env_id, args.agents, games=args.games, seed=args.seed, exploit_minutes=args.exploit_minutes,
+                    exploit_games=args.exploit_games, results_dir=args.results, exploit=args.exploit_minutes > 0,
+                    progress=args.progress, exploit_agents=args.exploit_agents))
             print(boards[-1].table() + "\n", flush=True)
     except ImportError as error:
         print(f"{PROGRAM}: the best responses need the 'train' extra ({error.name or error} cannot be imported); "

@@ -253,6 +253,24 @@ def run_leaderboard(env_id: str, agents: Sequence[str] | None = None, games: int
     return board
 
 
+def saved_leaderboard(env_id: str, results_dir: str | Path | None = None) -> Leaderboard:
+    """The leaderboard of ``env_id`` that :func:`run_leaderboard` saved in ``results_dir`` (default
+    ``runs/leaderboard/<env_id>``).
+
+    Raises:
+        ValueError: there is none, or it cannot be read.
+    """
+    path = (Path(results_dir) if results_dir is not None else RESULTS_DIR / env_id) / JSON_NAME
+    try:
+        board = Leaderboard.load(path)
+    except (OSError, ValueError, TypeError) as error:
+        raise ValueError(f"no saved leaderboard of {env_id} can be read at {path} ({error}); run the leaderboard "
+                         "first") from None
+    if board.env_id != env_id:
+        raise ValueError(f"{path} holds the leaderboard of {board.env_id}, not {env_id}")
+    return board
+
+
 def _combined(results: Sequence[tuple[float, float]]) -> list[float]:
     """The mean of independent matches' means, and its CI95 (their half-widths added in quadrature)."""
     means, cis = np.array([mean for mean, _ in results]), np.array([ci for _, ci in results])

@@ -98,6 +98,12 @@ def test_cardenvs_leaderboard_plays_several_games_with_a_panel_each(tmp_path, ca
     assert (tmp_path / "both.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
     assert main([*argv[:8], "--json", "one.json"]) == 2
     assert "--results and --json take one game" in capsys.readouterr().err
+    (tmp_path / "both.png").unlink()
+    assert main(["leaderboard", GAME, "slap_v0", "--saved", "--plot", "both.png"]) == 0  # plays nothing
+    assert capsys.readouterr().out == printed.replace("plot: both.png\n", "") + "plot: both.png\n"
+    assert (tmp_path / "both.png").is_file()
+    assert main(["leaderboard", "clabber_v0", "--saved"]) == 2
+    assert "no saved leaderboard of clabber_v0" in capsys.readouterr().err
 
 
 def test_cardenvs_leaderboard_prints_the_table_and_writes_json_and_plot(tmp_path, capsys):
