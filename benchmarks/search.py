@@ -61,22 +61,27 @@ DEFAULT_JSON = REPO_ROOT / "benchmarks" / "results" / "search.json"
 #: parameters each game is measured with unless ``--params-json`` says otherwise (Clabber: one hand is one game)
 DEFAULT_PARAMS: dict[str, dict[str, Any]] = {"clabber_v0": {"single_hand": True}}
 #: the search budgets measured by default, small to large (the part of an agent spec after ``pimc:`` / ``ismcts:``);
-#: the compiled random rollout at every size, the rule-based rollout (the agents' default) at the small one
+#: the compiled random rollout at every size, the rule-based rollout (the agents' default) at the small one; every
+#: playout runs to the end (``depth=0``), so that a column measures the same search in every game (a game's
+#: ``search_defaults`` would otherwise stop some at a depth, with a value network)
 DEFAULT_PIMC = (
-    "determinizations=4,rollouts=1,rollout=random",
-    "determinizations=16,rollouts=2,rollout=random",
-    "determinizations=32,rollouts=2,rollout=random",
-    "determinizations=4,rollouts=1,rollout=heuristic",
+    "determinizations=4,rollouts=1,rollout=random,depth=0",
+    "determinizations=16,rollouts=2,rollout=random,depth=0",
+    "determinizations=32,rollouts=2,rollout=random,depth=0",
+    "determinizations=4,rollouts=1,rollout=heuristic,depth=0",
 )
 DEFAULT_ISMCTS = (
-    "iterations=25,rollout=random",
-    "iterations=100,rollout=random",
-    "iterations=400,rollout=random",
-    "iterations=25,rollout=heuristic",
+    "iterations=25,rollout=random,depth=0",
+    "iterations=100,rollout=random,depth=0",
+    "iterations=400,rollout=random,depth=0",
+    "iterations=25,rollout=heuristic,depth=0",
 )
 #: ``--quick``: budgets small enough for a smoke run
-QUICK_PIMC = ("determinizations=2,rollouts=1,rollout=random", "determinizations=2,rollouts=1,rollout=heuristic")
-QUICK_ISMCTS = ("iterations=4,rollout=random", "iterations=4,rollout=heuristic")
+QUICK_PIMC = (
+    "determinizations=2,rollouts=1,rollout=random,depth=0",
+    "determinizations=2,rollouts=1,rollout=heuristic,depth=0",
+)
+QUICK_ISMCTS = ("iterations=4,rollout=random,depth=0", "iterations=4,rollout=heuristic,depth=0")
 #: the rollout policy of measurement 3 (the search agents' default rollout)
 HEURISTIC = "heuristic"
 #: random steps after which positions are taken; more are taken, one step apart, until there are enough
