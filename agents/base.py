@@ -26,6 +26,10 @@ class Agent:
     #: whether the agent acts through :meth:`act_views` (it searches over resampled states) rather than on the
     #: observation alone
     reads_seat_views = False
+    #: a compiled ``(observation, action_mask) -> action`` that :meth:`act_batch` applies to every row and that
+    #: reads nothing else, or None. Search playouts with the game's rule-based agent call it inside the compiled
+    #: kernel (:mod:`cardenvs.core.playout`), so the agent must act the same through either.
+    compiled_policy = None
 
     def act(self, observation: dict[str, np.ndarray]) -> int:
         """One legal action for ``{"observation": ..., "action_mask": ...}``."""

@@ -163,9 +163,9 @@ class Playouts:
             raise ValueError(f"a search agent's rollout policy must act on observations, not {rollout!r}")
         self.observation_size = layout.size
         # played out by one compiled kernel (cardenvs.core.playout) where the policy is compiled; else in Python
-        self.compiled_policy = (
+        self.compiled_rollout = (
             "random" if rollout == "random"
-            else "rule_based" if rollout == "heuristic" and getattr(self.policy, "compiled_policy", None) is not None
+            else "rule_based" if rollout == "heuristic" and self.policy.compiled_policy is not None
             else None
         )
         self.depth = int(depth)
@@ -187,9 +187,9 @@ class Playouts:
     def returns(self, records: np.ndarray, first_actions: np.ndarray) -> np.ndarray:
         """Each seat's return from ``records`` on, float64 ``[R, P]``: ``first_actions[r]`` is played in record
         ``r``, then the rollout policy plays every seat to the end of the game."""
-        if self.compiled_policy is not None:
+        if self.compiled_rollout is not None:
             played = records.copy()
-            totals = compiled_playouts(played, first_actions, self.num_actions, self.compiled_policy,
+            totals = compiled_playouts(played, first_actions, self.num_actions, self.compiled_rollout,
                                        self.observation_size, self.depth - 1)
             stopped = np.flatnonzero(~(played["terminated"] | played["truncated"]))
             if stopped.size:

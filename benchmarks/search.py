@@ -319,7 +319,7 @@ def bench_game(env_id: str, params: dict, opts: Options) -> dict[str, Any]:
     progress(f"{env_id} {params or '(defaults)'}: resample, random and heuristic playouts ...")
     attempt(row, "resample", lambda: time_resample(views, opts.seconds, rng))
     attempt(row, "random_playouts", lambda: time_compiled_playouts(views, opts, rng))
-    row["heuristic_compiled"] = Playouts(env_id, views[0].params, HEURISTIC, opts.seed).compiled_policy is not None
+    row["heuristic_compiled"] = Playouts(env_id, views[0].params, HEURISTIC, opts.seed).compiled_rollout is not None
     if row["heuristic_compiled"]:
         attempt(row, "heuristic_playouts", lambda: time_compiled_playouts(views, opts, rng, "rule_based"))
     else:

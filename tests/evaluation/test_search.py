@@ -168,8 +168,8 @@ def test_compiled_rule_based_playouts_play_the_rule_based_agents_games(env_id, p
     records = venv.state_array(np.arange(POSITIONS))
     first = np.array([np.flatnonzero(mask)[-1] for mask in venv.action_masks])
     python = Playouts(env_id, venv.params, "heuristic", seed=0)
-    assert python.compiled_policy == "rule_based"
-    python.compiled_policy = None  # the same playouts stepped from Python, the agent's act_batch at every decision
+    assert python.compiled_rollout == "rule_based"
+    python.compiled_rollout = None  # the same playouts stepped from Python, the agent's act_batch at every decision
     played = records.copy()
     returns = compiled_playouts(played, first, venv.num_actions, "rule_based", venv.layout.size)
     assert (played["terminated"] | played["truncated"]).all()
