@@ -28,13 +28,12 @@ An agent whose extra is not installed raises :class:`MissingExtraError`, which s
 
 from __future__ import annotations
 
-import importlib
 from collections.abc import Callable, Sequence
 from pathlib import Path
 
 import cardenvs
 from cardenvs.agents.base import Agent, RandomAgent
-from cardenvs.core.game import ObservationLayout
+from cardenvs.core.game import ObservationLayout, import_target
 
 #: spec kinds -> what the part after ``kind:`` means (``None``: the kind takes no argument)
 SPEC_KINDS: dict[str, str | None] = {
@@ -67,8 +66,7 @@ def shipped_checkpoint(env_id: str) -> Path | None:
 
 
 def _load(target: str) -> Callable[..., Agent]:
-    module_name, class_name = target.split(":")
-    return getattr(importlib.import_module(module_name), class_name)
+    return import_target(target)
 
 
 def spec_help() -> str:
@@ -112,10 +110,10 @@ def make_agent(spec: str, env_id: str, layout: ObservationLayout, seed: int | No
     if kind == "random":
         return RandomAgent(seed=seed)
     if kind == "heuristic":
-        target = cardenvs.get_game(env_id).rule_based_agent
-        if not target:
+        agent_class = cardenvs.get_game(env_id).rule_based_agent_class()
+        if agent_class is None:
             raise ValueError(f"{env_id} has no rule-based agent (its Game names none in rule_based_agent)")
-        return _load(target)(layout)
+        return agent_class(layout)
     if kind == "trained":
         checkpoint = shipped_checkpoint(env_id)
         if checkpoint is None:

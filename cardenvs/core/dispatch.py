@@ -11,7 +11,6 @@ cached per record type. As plain Python
 
 from __future__ import annotations
 
-import importlib
 from typing import Any
 
 from numba.extending import overload
@@ -95,10 +94,7 @@ def rule_based_policy(game: Any) -> Any:
     Raises:
         TypeError: the game's rule-based agent has no compiled policy (or the game has no rule-based agent).
     """
-    policy = None
-    if game.rule_based_agent:
-        module_name, class_name = game.rule_based_agent.split(":")
-        policy = getattr(getattr(importlib.import_module(module_name), class_name), "compiled_policy", None)
+    policy = getattr(game.rule_based_agent_class(), "compiled_policy", None)
     if policy is None:
         raise TypeError(f"{game.env_id}'s rule-based agent has no compiled policy")
     return policy

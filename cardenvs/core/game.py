@@ -33,6 +33,7 @@ Every record starts with the shared header of :func:`header_fields`.
 from __future__ import annotations
 
 import dataclasses
+import importlib
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any, NamedTuple
@@ -249,6 +250,10 @@ class Game:
     def env_id(self) -> str:
         return f"{self.name}_v{self.version}"
 
+    def rule_based_agent_class(self) -> Any:
+        """The class named by :attr:`rule_based_agent` (imported now), or None where the game names none."""
+        return import_target(self.rule_based_agent) if self.rule_based_agent else None
+
     def make_params(self, **kwargs: Any) -> Any:
         """Validated parameters; unknown names or bad values raise ValueError saying what is allowed."""
         fields = {f.name for f in dataclasses.fields(self.params_type)}
@@ -260,6 +265,12 @@ class Game:
         params = self.params_type(**kwargs)
         params.validate()
         return params
+
+
+def import_target(target: str) -> Any:
+    """The object named by ``"module:name"`` (its module imported now)."""
+    module_name, name = target.split(":")
+    return getattr(importlib.import_module(module_name), name)
 
 
 def check_choice(env_name: str, name: str, value: Any, allowed: Sequence[Any]) -> None:
