@@ -3,7 +3,8 @@
 Most agents act on what their seat observes (:meth:`Agent.act`, :meth:`Agent.act_batch`). Search agents also draw
 full game states the seat cannot tell from the true one: a front end hands them a :class:`SeatView` per decision
 (:meth:`Agent.act_views`), whose one way into the true state is the game's hidden-card resampler
-(``Game.resample``). :func:`act_on_rows` and :func:`act_in_env` choose the right call for any agent.
+(``Game.resample``). :func:`act_on_rows`, :func:`act_at_seat` and :func:`act_in_env` choose the right call for any
+agent.
 """
 
 from __future__ import annotations
@@ -173,14 +174,19 @@ def seat_views(
     ]
 
 
+def act_at_seat(agent: Agent, game: Any, params: Any, record: np.record, seat: int, observation: np.ndarray,
+                action_mask: np.ndarray) -> int:
+    """``agent``'s action for ``seat``, the seat to act in the game ``record``: :meth:`Agent.act` on the seat's
+    observation and mask, or, where the agent searches, :meth:`Agent.act_views` on the seat's :class:`SeatView`."""
+    if not agent.reads_seat_views:
+        return int(agent.act({"observation": observation, "action_mask": action_mask}))
+    return int(agent.act_views([SeatView(game, params, record, seat, observation, action_mask)])[0])
+
+
 def act_in_env(agent: Agent, env: Any, observation: dict[str, np.ndarray]) -> int:
     """``agent``'s action at the seat to act of the AEC env ``env`` (a ``cardenvs.env``, wrapped or not), given
-    that seat's ``observation``: through :meth:`Agent.act_views` with the seat's view where the agent searches."""
-    if not agent.reads_seat_views:
-        return int(agent.act(observation))
+    that seat's ``observation`` (:func:`act_at_seat`)."""
     base = env.unwrapped
-    view = SeatView(
-        base.game, base.params, base.state_record, base.possible_agents.index(base.agent_selection),
-        observation["observation"], observation["action_mask"],
-    )
-    return int(agent.act_views([view])[0])
+    return act_at_seat(agent, base.game, base.params, base.state_record,
+                       base.possible_agents.index(base.agent_selection), observation["observation"],
+                       observation["action_mask"])

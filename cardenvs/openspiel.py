@@ -624,12 +624,10 @@ class AgentBot(pyspiel.Bot):
         """The agent's action in ``state`` (its seat must be the one to act)."""
         observation = np.asarray(state.observation_tensor(self._player), np.float32)
         mask = np.asarray(state.legal_actions_mask(self._player), np.int8)
-        if not self.agent.reads_seat_views:
-            return int(self.agent.act({"observation": observation, "action_mask": mask}))
-        from cardenvs.agents.base import SeatView
+        from cardenvs.agents.base import act_at_seat
 
-        view = SeatView(self._game.cardenvs_game, self._game.params, state.record, self._player, observation, mask)
-        return int(self.agent.act_views([view])[0])
+        return act_at_seat(self.agent, self._game.cardenvs_game, self._game.params, state.record, self._player,
+                           observation, mask)
 
 
 def resampler(state: CardenvsState, player: int) -> CardenvsState:

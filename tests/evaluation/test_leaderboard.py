@@ -104,6 +104,8 @@ def test_cardenvs_leaderboard_plays_several_games_with_a_panel_each(tmp_path, ca
     assert (tmp_path / "both.png").is_file()
     assert main(["leaderboard", "clabber_v0", "--saved"]) == 2
     assert "no saved leaderboard of clabber_v0" in capsys.readouterr().err
+    assert main([*argv[:8], "--exploit-agents", "pimc"]) == 2
+    assert "exploit agents pimc are not among" in capsys.readouterr().err
 
 
 def test_cardenvs_leaderboard_prints_the_table_and_writes_json_and_plot(tmp_path, capsys):
