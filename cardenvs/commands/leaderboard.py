@@ -25,7 +25,13 @@ import sys
 from pathlib import Path
 
 from cardenvs.commands import INTERRUPTED, USAGE_ERROR, check_output_file, positive_int_argument, seed_argument
-from cardenvs.commands.exploit import MISSING_EXTRA, nonnegative_float_argument
+from cardenvs.commands.exploit import (
+    CURVE_GAMES,
+    CURVE_POINTS,
+    MISSING_EXTRA,
+    nonnegative_float_argument,
+    nonnegative_int_argument,
+)
 
 HELP = "rate every shipped agent of a game in a round robin, with each one's approximate exploitability"
 PROGRAM = "cardenvs leaderboard"
@@ -48,6 +54,11 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="each best response's training budget in minutes (0: no exploitability)")
     parser.add_argument("--exploit-games", type=positive_int_argument, default=2000,
                         help="games of each best response's final match")
+    parser.add_argument("--exploit-curve-points", type=nonnegative_int_argument, default=CURVE_POINTS,
+                        help="points of each best response's learning curve after the start (fewer save time "
+                             "against slow agents)")
+    parser.add_argument("--exploit-curve-games", type=positive_int_argument, default=CURVE_GAMES,
+                        help="games of each learning-curve point")
     parser.add_argument("--results", type=Path, default=None, metavar="DIR",
                         help="the folder of the matches, best responses and JSON, with one game only (default: "
                              "runs/leaderboard/GAME)")
@@ -77,7 +88,9 @@ def run(args: argparse.Namespace) -> int:
                 boards.append(run_leaderboard(
                     env_id, args.agents, games=args.games, seed=args.seed, exploit_minutes=args.exploit_minutes,
                     exploit_games=args.exploit_games, results_dir=args.results, exploit=args.exploit_minutes > 0,
-                    progress=args.progress, exploit_agents=args.exploit_agents))
+                    progress=args.progress, exploit_agents=args.exploit_agents,
+                    exploit_settings={"curve_points": args.exploit_curve_points,
+                                      "curve_games": args.exploit_curve_games}))
             print(boards[-1].table() + "\n", flush=True)
     except ImportError as error:
         print(f"{PROGRAM}: the best responses need the 'train' extra ({error.name or error} cannot be imported); "

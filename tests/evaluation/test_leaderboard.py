@@ -119,3 +119,20 @@ def test_cardenvs_leaderboard_prints_the_table_and_writes_json_and_plot(tmp_path
     assert (tmp_path / "board.png").is_file()
     assert main(["leaderboard", GAME, "--agents", "random", "random"]) == 2
     assert "two or more different agents" in capsys.readouterr().err
+
+
+def test_cardenvs_leaderboard_passes_the_learning_curve_s_size_to_every_best_response(tmp_path, monkeypatch):
+    import cardenvs.evaluation.leaderboard as leaderboard
+
+    seen = []
+
+    def record(env_id, agents, **kwargs):
+        seen.append(kwargs["exploit_settings"])
+        return run_leaderboard(env_id, agents, **{**kwargs, "exploit": False})
+
+    monkeypatch.setattr(leaderboard, "run_leaderboard", record)
+    argv = ["leaderboard", GAME, "--agents", "random", "heuristic", "--games", "20", "--results", str(tmp_path)]
+    assert main([*argv, "--exploit-curve-points", "2", "--exploit-curve-games", "60"]) == 0
+    assert main(argv) == 0
+    assert seen == [{"curve_points": 2, "curve_games": 60}, {"curve_points": 10, "curve_games": 400}]
+    assert main([*argv, "--exploit-curve-games", "0"]) == 2
