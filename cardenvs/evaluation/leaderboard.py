@@ -33,7 +33,9 @@ RESULTS_DIR = Path("runs") / "leaderboard"
 #: the agents of every game, then those that need a trained network or a hidden-card resampler
 BASE_AGENTS = ("random", "heuristic")
 TRAINED_AGENT = "trained"
-SEARCH_AGENTS = ("pimc", "ismcts")
+#: the search agents at the leaderboard's budgets: pimc at its game's default, ismcts at 25 iterations, an eighth of
+#: its default, so that a match of it takes minutes rather than an hour (docs/exploitability.md)
+SEARCH_AGENTS = ("pimc", "ismcts:iterations=25")
 #: games per match and per BR's final match, and the BR's budget in minutes
 DEFAULT_GAMES = 2000
 DEFAULT_EXPLOIT_MINUTES = 10.0
@@ -51,7 +53,8 @@ def game_records(path: str | Path) -> list[dict[str, Any]]:
 
 def shipped_agents(env_id: str) -> list[str]:
     """The specs of every agent shipped for ``env_id``: random, the rule-based agent, the trained agent where the
-    game ships one, and the search agents where the registry has them and the game has a resampler."""
+    game ships one, and the search agents (at :data:`SEARCH_AGENTS`' budgets) where the registry has them and the
+    game has a resampler."""
     from cardenvs.agents.registry import SPEC_KINDS, shipped_checkpoint
 
     game = cardenvs.get_game(env_id)
@@ -59,7 +62,7 @@ def shipped_agents(env_id: str) -> list[str]:
     if shipped_checkpoint(env_id) is not None:
         agents.append(TRAINED_AGENT)
     if game.resample is not None:
-        agents += [kind for kind in SEARCH_AGENTS if kind in SPEC_KINDS]
+        agents += [spec for spec in SEARCH_AGENTS if spec.partition(":")[0] in SPEC_KINDS]
     return agents
 
 
