@@ -136,3 +136,10 @@ def test_cardenvs_leaderboard_passes_the_learning_curve_s_size_to_every_best_res
     assert main(argv) == 0
     assert seen == [{"curve_points": 2, "curve_games": 60}, {"curve_points": 10, "curve_games": 400}]
     assert main([*argv, "--exploit-curve-games", "0"]) == 2
+
+
+def test_the_command_lines_learning_curve_defaults_are_the_best_response_s():
+    from cardenvs.commands.exploit import CURVE_GAMES, CURVE_POINTS
+
+    exploit = pytest.importorskip("cardenvs.training.exploit")
+    assert (CURVE_POINTS, CURVE_GAMES) == (exploit.DEFAULT_CURVE_POINTS, exploit.DEFAULT_CURVE_GAMES)
