@@ -121,7 +121,8 @@ def test_cardenvs_leaderboard_prints_the_table_and_writes_json_and_plot(tmp_path
     assert "two or more different agents" in capsys.readouterr().err
 
 
-def test_cardenvs_leaderboard_passes_the_learning_curve_s_size_to_every_best_response(tmp_path, monkeypatch):
+def test_cardenvs_leaderboard_passes_the_learning_curve_s_size_to_every_best_response(tmp_path, monkeypatch,
+                                                                                     capsys):
     import cardenvs.evaluation.leaderboard as leaderboard
 
     seen = []
@@ -135,7 +136,12 @@ def test_cardenvs_leaderboard_passes_the_learning_curve_s_size_to_every_best_res
     assert main([*argv, "--exploit-curve-points", "2", "--exploit-curve-games", "60"]) == 0
     assert main(argv) == 0
     assert seen == [{"curve_points": 2, "curve_games": 60}, {"curve_points": 10, "curve_games": 400}]
-    assert main([*argv, "--exploit-curve-games", "0"]) == 2
+    for flag, value in (("--exploit-curve-games", "0"), ("--exploit-curve-points", "-1"),
+                        ("--exploit-curve-points", "x")):
+        assert main([*argv, flag, value]) == 2
+        error = capsys.readouterr().err
+        assert f"argument {flag}:" in error and "Traceback" not in error
+    assert len(seen) == 2  # nothing ran
 
 
 def test_the_command_lines_learning_curve_defaults_are_the_best_response_s():
