@@ -488,6 +488,10 @@ def run_tournament(
     )
 
 
+class ResultsFileError(ValueError):
+    """A results file that holds another tournament, or a line that is not a game result."""
+
+
 class ResultsFile:
     """A tournament's JSON-lines results file: its header line, then one line per finished game.
 
@@ -499,7 +503,7 @@ class ResultsFile:
         header: the tournament's arguments, the file's first line.
 
     Raises:
-        ValueError: the file holds another tournament, or a line that is not a game result.
+        ResultsFileError: the file holds another tournament, or a line that is not a game result.
     """
 
     def __init__(self, path: Path, header: dict[str, Any]):
@@ -515,7 +519,7 @@ class ResultsFile:
             except (json.JSONDecodeError, AttributeError):
                 found = None
             if found != header:
-                raise ValueError(
+                raise ResultsFileError(
                     f"{path} holds the results of another tournament (different game, parameters, seed, games "
                     "or agents); choose another results path or delete that file"
                 )
@@ -524,7 +528,8 @@ class ResultsFile:
                     result = json.loads(line)
                     index = int(result["game"])
                 except (json.JSONDecodeError, KeyError, TypeError, ValueError):
-                    raise ValueError(f"{path}:{number} is not a game result; delete the file to start over") from None
+                    raise ResultsFileError(
+                        f"{path}:{number} is not a game result; delete the file to start over") from None
                 if index not in self.done:
                     self.done.add(index)
                     self.records.append(result)
