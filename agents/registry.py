@@ -28,6 +28,7 @@ An agent whose extra is not installed raises :class:`MissingExtraError`, which s
 
 from __future__ import annotations
 
+import hashlib
 from collections.abc import Callable, Sequence
 from pathlib import Path
 
@@ -63,6 +64,18 @@ def shipped_checkpoint(env_id: str) -> Path | None:
     """The shipped trained agent of ``env_id`` (a self-play ``.pt`` model), or None where the game has none."""
     path = SHIPPED_CHECKPOINTS / f"{env_id}.pt"
     return path if path.is_file() else None
+
+
+def checkpoint_sha256(path: Path) -> str:
+    """A content hash of a checkpoint: a file's bytes, or every file under a directory (names and bytes, in name
+    order), so that a checkpoint retrained under the same path is told from the one before."""
+    if path.is_file():
+        return hashlib.sha256(path.read_bytes()).hexdigest()
+    digest = hashlib.sha256()
+    for file in sorted(p for p in path.rglob("*") if p.is_file()):
+        digest.update(str(file.relative_to(path)).encode() + b"\0")
+        digest.update(file.read_bytes())
+    return digest.hexdigest()
 
 
 def _load(target: str) -> Callable[..., Agent]:

@@ -17,7 +17,6 @@ count against the env and raises ValueError saying what differs.
 
 from __future__ import annotations
 
-import hashlib
 from pathlib import Path
 
 import numpy as np
@@ -26,6 +25,7 @@ from ray.rllib.core.columns import Columns
 from ray.rllib.core.rl_module.rl_module import RLModule
 
 from cardenvs.agents.base import Agent
+from cardenvs.agents.registry import checkpoint_sha256
 from cardenvs.core.game import ObservationLayout
 
 #: where an algorithm checkpoint keeps its modules, one directory per module id
@@ -66,15 +66,6 @@ def module_directory(path: Path) -> Path:
         f"{path} holds the modules {', '.join(modules)}; name the one to play, e.g. "
         f"rllib:{modules_dir / modules[0]}"
     )
-
-
-def directory_sha256(path: Path) -> str:
-    """A content hash of every file under ``path`` (names and bytes, in name order)."""
-    digest = hashlib.sha256()
-    for file in sorted(p for p in path.rglob("*") if p.is_file()):
-        digest.update(str(file.relative_to(path)).encode() + b"\0")
-        digest.update(file.read_bytes())
-    return digest.hexdigest()
 
 
 class RLlibAgent(Agent):
@@ -156,7 +147,7 @@ class RLlibAgent(Agent):
         if problems:
             raise ValueError(f"checkpoint {path} does not fit {env_id}: it was trained with {' and '.join(problems)}")
         agent = cls(module, observation_size, module_actions, deterministic=deterministic, name=f"rllib:{path.name}")
-        agent.checkpoint_sha256 = directory_sha256(directory)
+        agent.checkpoint_sha256 = checkpoint_sha256(directory)
         return agent
 
     def act(self, observation: dict[str, np.ndarray]) -> int:

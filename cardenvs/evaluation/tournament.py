@@ -641,7 +641,7 @@ def _build_agents(
     Trained policies given by path are named by the shortest ending of their paths that tells them apart
     (``ppo:a/model`` and ``ppo:b/model``), so that two checkpoints of the same file name stay recognisable.
     """
-    from cardenvs.agents.registry import TRAINED_KINDS, check_spec, checkpoint_names, make_agent
+    from cardenvs.agents.registry import TRAINED_KINDS, check_spec, checkpoint_names, checkpoint_sha256, make_agent
 
     for agent in agents:
         if isinstance(agent, str):
@@ -665,7 +665,7 @@ def _build_agents(
             checkpoint = Path(argument)
             if not checkpoint.is_file():
                 raise ValueError(f"agent {agent!r}: no checkpoint file at {checkpoint}")
-            identity["checkpoint_sha256"] = hashlib.sha256(checkpoint.read_bytes()).hexdigest()
+            identity["checkpoint_sha256"] = checkpoint_sha256(checkpoint)
         agent_seed = cardenvs.game_seed(seed ^ _AGENT_SEED_SALT, index)
         built.append(make_agent(agent, env_id, layout, seed=agent_seed))
         if kind == "rllib":
