@@ -93,6 +93,14 @@ def page(browser):
     context.close()
 
 
+def _go(page, target) -> None:
+    """Clicks ``target`` (a selector or a locator), which opens another page, and waits until that page has
+    loaded. A click alone may return before the next page is there (a form's submission is queued), and
+    ``count`` or ``evaluate_all`` do not wait for the elements they read: they would read the page before."""
+    with page.expect_navigation():
+        page.locator(target).click() if isinstance(target, str) else target.click()
+
+
 def _table(app, page, kind: str):
     """The engine-side table behind the page shown now."""
     session = next(c["value"] for c in page.context.cookies() if c["name"] == SESSION_COOKIE)
@@ -118,7 +126,7 @@ def test_a_person_finishes_a_game_by_clicking_against_the_trained_agent(server, 
         pytest.skip(f"{env_id} has no shipped trained agent")
     app, url = server
     page.goto(url)
-    page.click(f"#play-{env_id}")
+    _go(page, f"#play-{env_id}")
     choices = page.locator("#new-game select[id^=agent_]")
     game = cardenvs.get_game(env_id)
     assert choices.count() == game.num_players(game.make_params()) - 1  # every seat but the person's
@@ -127,7 +135,7 @@ def test_a_person_finishes_a_game_by_clicking_against_the_trained_agent(server, 
     if page.locator("#short").count():  # a game whose default is already short has no such box
         page.check("#short")
     page.fill("#seed", "11")
-    page.click("#start")
+    _go(page, "#start")
     table = _table(app, page, "live")
     assert table.human == 0 and table.record.seed == 11
     clicks = random.Random(env_id)
@@ -136,8 +144,7 @@ def test_a_person_finishes_a_game_by_clicking_against_the_trained_agent(server, 
             break
         _check_turn(page, table)
         buttons = page.locator("#actions button")
-        buttons.nth(clicks.randrange(buttons.count())).click()
-        page.wait_for_load_state()
+        _go(page, buttons.nth(clicks.randrange(buttons.count())))
     else:
         pytest.fail(f"the game did not end within {MAX_CLICKS} clicks")
     assert table.over
@@ -176,19 +183,19 @@ def test_a_golden_record_replays_forwards_and_back(server, page, env_id):
                          f"{agent} chooses {card_symbols(action_namer(game)(params, action, state))}"))
     page.goto(f"{url}/replay")
     page.set_input_files("input[name=record]", str(golden))
-    page.click("#upload")
+    _go(page, "#upload")
     table = _table(app, page, "replay")
     assert table.steps == len(record.actions)
     for step, (text, _, move) in enumerate(expected):
         assert page.locator("#game").get_attribute("data-step") == str(step)
         assert page.locator("#table-text").text_content() == text
         assert page.locator("#next-move").text_content() == f"Next: {move}"
-        page.click("#forward")
+        _go(page, "#forward")
     assert page.locator("#game").get_attribute("data-step") == str(len(expected))
     assert page.locator("#table-text").text_content() == env.game.render(env.state_record, env.params)
-    page.click("#back")
+    _go(page, "#back")
     assert page.locator("#table-text").text_content() == expected[-1][0]
-    page.click("#view-0")  # seat 0's point of view adds what only it saw
+    _go(page, "#view-0")  # seat 0's point of view adds what only it saw
     private = expected[-1][1]
     assert page.locator("#table-text").text_content() == (f"{expected[-1][0]}\n{private}" if private else
                                                           expected[-1][0])
@@ -199,16 +206,16 @@ def test_watching_agents_step_by_step_then_to_the_end(server, page):
     page.goto(f"{url}/watch/clabber_v0")
     page.check("#short")
     page.fill("#seed", "3")
-    page.click("#start")
+    _go(page, "#start")
     table = _table(app, page, "live")
     assert table.human is None
     for decisions in range(1, 4):
-        page.click("#step")
+        _go(page, "#step")
         assert page.locator("#game").get_attribute("data-decisions") == str(decisions) == str(table.decisions)
-    page.click("#view-all")
+    _go(page, "#view-all")
     hidden = page.locator('svg .card[data-card="back"]').count()
     assert hidden == 0  # every hand open
-    page.click("#to-end")
+    _go(page, "#to-end")
     assert page.locator("#game").get_attribute("data-over") == "1" and table.over
 
 
@@ -216,7 +223,7 @@ def test_an_illegal_action_posted_by_hand_is_refused_and_changes_nothing(server,
     app, url = server
     page.goto(f"{url}/play/gin_slaughtre_v0")
     page.fill("#seed", "5")
-    page.click("#start")
+    _go(page, "#start")
     table = _table(app, page, "live")
     before = table.env.state_record.copy()
     mask = table.env.observe(table.env.agent_selection)["action_mask"]
@@ -238,7 +245,7 @@ def test_a_scripted_clabber_game_lists_every_move_hides_the_other_hands_and_ends
     page.select_option("#agent_3", "heuristic")
     page.check("#short")
     page.fill("#seed", "21")
-    page.click("#start")
+    _go(page, "#start")
     table = _table(app, page, "live")
     table_url = page.url
     listed = []  # every decision of the game, as the move lists showed them
@@ -252,8 +259,7 @@ def test_a_scripted_clabber_game_lists_every_move_hides_the_other_hands_and_ends
         backs = page.locator('svg .seat[data-seat="2"] .card[data-card="back"]').count()
         assert backs > 0 or table.env.state_record.hand[2] == 0  # the partner's cards stay face down
         decided = table.decisions
-        page.locator("#actions button").first.click()
-        page.wait_for_load_state()
+        _go(page, page.locator("#actions button").first)
         steps = _log_steps(page)
         assert steps == list(range(decided, table.decisions))  # yours first, then every other, none left out
         listed += steps
@@ -265,7 +271,7 @@ def test_a_scripted_clabber_game_lists_every_move_hides_the_other_hands_and_ends
         f"{rank}{suit}" in moves for rank in ("9", "10", "J", "Q", "K", "A") for suit in "CDHS")
     outcome = page.locator("#result").text_content()
     assert ("wins" in outcome or "draw" in outcome) and "one hand played" in outcome and "target" not in outcome
-    page.click("#view-all")
+    _go(page, "#view-all")
     assert page.locator("#game").get_attribute("data-over") == "1"
     assert page.request.get(f"{table_url}/record.json").status == 200
 
@@ -275,7 +281,7 @@ def test_gin_slaughtre_s_arrangement_is_chosen_by_clicking_the_cards(server, pag
     page.goto(f"{url}/play/gin_slaughtre_v0")
     page.select_option("#agent_1", "heuristic")
     page.fill("#seed", "8")
-    page.click("#start")
+    _go(page, "#start")
     table = _table(app, page, "live")
     named = {button.get_attribute("data-cards"): int(button.get_attribute("value"))
              for button in page.locator("#actions button").all()}
@@ -283,9 +289,10 @@ def test_gin_slaughtre_s_arrangement_is_chosen_by_clicking_the_cards(server, pag
     chosen = cards.split()
     hand = page.locator('svg .seat[data-seat="0"] .card')
     assert set(chosen) <= set(hand.evaluate_all("cards => cards.map(c => c.dataset.card)"))
-    for card in chosen:  # the third click chooses the arrangement those three cards make
-        page.locator(f'svg .seat[data-seat="0"] .card[data-card="{card}"]').click()
-    page.wait_for_load_state()
+    cards_clicked = [page.locator(f'svg .seat[data-seat="0"] .card[data-card="{card}"]') for card in chosen]
+    for card in cards_clicked[:-1]:
+        card.click()
+    _go(page, cards_clicked[-1])  # the third click chooses the arrangement those three cards make
     assert table.decisions >= 1
     assert f"upcards: {cards}" in page.locator("#log").text_content()
     assert table.record.actions[0] == named[cards]
@@ -300,9 +307,9 @@ def test_the_watch_speed_is_what_the_page_says(server, page):
     app, url = server
     page.goto(f"{url}/watch/slap_v0")
     page.fill("#seed", "4")
-    page.click("#start")
+    _go(page, "#start")
     table = _table(app, page, "live")
-    page.click(f"#speed-{WATCHED_SPEED}")
+    _go(page, f"#speed-{WATCHED_SPEED}")
     page.wait_for_timeout(1000)  # the first pages, compiling nothing more
     start, decided = time.monotonic(), table.decisions
     page.wait_for_timeout(WATCHED_SECONDS * 1000)
@@ -329,7 +336,7 @@ def _contrast(first: str, second: str) -> float:
 def test_the_text_on_every_seat_panel_is_readable(server, page):
     _, url = server
     page.goto(f"{url}/play/slabberjan_v0")
-    page.click("#start")
+    _go(page, "#start")
     pairs = page.locator("svg .seat").evaluate_all("""seats => seats.flatMap(seat => {
         const panel = getComputedStyle(seat.querySelector(':scope > rect')).fill;
         return Array.from(seat.querySelectorAll('text')).filter(t => !t.closest('.card'))
