@@ -98,7 +98,7 @@ def _go(page, target) -> None:
     loaded. A click alone may return before the next page is there (a form's submission is queued), and
     ``count`` or ``evaluate_all`` do not wait for the elements they read: they would read the page before."""
     with page.expect_navigation():
-        page.locator(target).click() if isinstance(target, str) else target.click()
+        (page.locator(target) if isinstance(target, str) else target).click()
 
 
 def _table(app, page, kind: str):
