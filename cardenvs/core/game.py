@@ -235,6 +235,9 @@ class Game:
     #: ``{"determinizations": 64, "rollout": "random"}``: the budgets of the strength table in docs/search.md;
     #: options one agent does not have are ignored for it
     search_defaults: dict[str, Any] = dataclasses.field(default_factory=dict, hash=False, compare=False)
+    #: ``"module:function"`` of the game's OpenSpiel facts (the bridge's ``OpenSpielFacts``: utility type and range,
+    #: longest game, partnerships), kept with the game and read only by :mod:`cardenvs.openspiel`; ``""``: not bridged
+    openspiel_facts: str = ""
 
     def __post_init__(self) -> None:
         from cardenvs.core.dispatch import register_engine

@@ -35,6 +35,7 @@ GAME = Game(
     picture=picture,
     apply_deal=apply_deal,
     rule_based_agent="cardenvs.agents.clabber:ClabberHeuristic",
+    openspiel_facts="cardenvs.games.clabber.spiel:facts",
     deal_keys=("dealer", "deck", "hands", "turn_up"),
     example_deals=(
         ({}, {"dealer": 3, "hands": [

@@ -30,6 +30,7 @@ GAME = Game(
     picture=picture,
     apply_deal=apply_deal,
     rule_based_agent="cardenvs.agents.gin_slaughtre:GinSlaughtreHeuristic",
+    openspiel_facts="cardenvs.games.gin_slaughtre.spiel:facts",
     # Games of hundreds of learner decisions, rewarded only at the end: a longer discount horizon.
     deal_keys=DEAL_KEYS,
     example_deals=(

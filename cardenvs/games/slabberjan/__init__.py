@@ -28,6 +28,7 @@ GAME = Game(
     picture=picture,
     apply_deal=apply_deal,
     rule_based_agent="cardenvs.agents.slabberjan:SlabberjanHeuristic",
+    openspiel_facts="cardenvs.games.slabberjan.spiel:facts",
     deal_keys=("dealer", "pieces", "bag"),
     example_deals=(
         ({}, {"dealer": 2, "pieces": ["5", "fool", "knight", "3"]}),

@@ -34,6 +34,7 @@ GAME = Game(
     picture=picture,
     apply_deal=apply_deal,
     rule_based_agent="cardenvs.agents.slap:SlapHeuristic",
+    openspiel_facts="cardenvs.games.slap.spiel:facts",
     # Slow to simulate: a learner that is out waits while the others play the game to its end.
     deal_keys=("dealer", "deck", "stacks"),
     example_deals=(

@@ -35,6 +35,7 @@ GAME = Game(
     picture=picture,
     apply_deal=apply_deal,
     rule_based_agent="cardenvs.agents.stabby_jack:StabbyJackHeuristic",
+    openspiel_facts="cardenvs.games.stabby_jack.spiel:facts",
     # Games of hundreds of learner decisions, rewarded only at the end: a longer discount horizon.
     deal_keys=("dealer", "deck", "stats", "xp", "damage", "discard", "rest"),
     example_deals=(
