@@ -8,6 +8,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from cardenvs.core.card_names import CardNames
+
 NUM_SUITS = 4
 NUM_RANKS = 6
 NUM_CARDS = NUM_SUITS * NUM_RANKS
@@ -41,26 +43,19 @@ ALL_CARDS = (1 << NUM_CARDS) - 1
 SUIT_MASK = (1 << NUM_RANKS) - 1  # the bits of suit 0; shift by suit * NUM_RANKS
 
 
+#: the deck's names: suit by suit (``suit * 6 + rank``), no Jokers
+NAMES = CardNames(RANK_NAMES, SUIT_NAMES, rank_major=False, no_card="--", examples="AC, 10D, JH, 9S")
+CARD_NAMES = NAMES.names
+
+
 def card_name(card: int) -> str:
     """Short name such as "JH" (Jack of hearts) or "10S"; "--" for NO_CARD."""
-    if card == NO_CARD:
-        return "--"
-    return RANK_NAMES[card % NUM_RANKS] + SUIT_NAMES[card // NUM_RANKS]
-
-
-CARD_NAMES = tuple(card_name(c) for c in range(NUM_CARDS))
+    return NAMES.name(card)
 
 
 def card_id(card: int | str) -> int:
     """A card id from an id (0–23) or a name as in CARD_NAMES ("JH", "10s", "9c"); ValueError otherwise."""
-    if isinstance(card, str):
-        name = card.strip().upper()
-        if name not in CARD_NAMES:
-            raise ValueError(f"unknown card {card!r}; cards are {', '.join(CARD_NAMES)}")
-        return CARD_NAMES.index(name)
-    if isinstance(card, (bool, np.bool_)) or not isinstance(card, (int, np.integer)) or not 0 <= card < NUM_CARDS:
-        raise ValueError(f"card id {card!r} is out of range 0..{NUM_CARDS - 1}")
-    return int(card)
+    return NAMES.card_id(card)
 
 
 def bits_to_cards(bits: int) -> list[int]:

@@ -9,6 +9,8 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
+from cardenvs.core.card_names import CardNames
+
 NUM_CARDS = 54
 NUM_SUITS = 4
 NUM_SUITED_RANKS = 13  # A … K
@@ -39,13 +41,15 @@ SUIT_LETTERS = ("C", "D", "H", "S")
 SUIT_SYMBOLS = ("♣", "♦", "♥", "♠")
 
 
+#: the deck's ASCII names: rank by rank (``rank * 4 + suit``), then the two Jokers
+NAMES = CardNames(RANK_NAMES[:NUM_SUITED_RANKS], SUIT_LETTERS, rank_major=True, joker_names=("JO1", "JO2"),
+                  examples="AC, 10H, QS, KD, JO1, JO2")
+CARD_NAMES = NAMES.names
+
+
 def card_name(card: int) -> str:
     """Short ASCII name: ``"AC"``, ``"10H"``, ``"QS"``, ``"JO1"``/``"JO2"`` for the Jokers, ``"-"`` for none."""
-    if card == NO_CARD:
-        return "-"
-    if card >= FIRST_JOKER:
-        return f"JO{card - FIRST_JOKER + 1}"
-    return RANK_NAMES[card // NUM_SUITS] + SUIT_LETTERS[card % NUM_SUITS]
+    return NAMES.name(card)
 
 
 def pretty_name(card: int) -> str:
@@ -55,19 +59,9 @@ def pretty_name(card: int) -> str:
     return RANK_NAMES[card // NUM_SUITS] + SUIT_SYMBOLS[card % NUM_SUITS]
 
 
-CARD_NAMES = tuple(card_name(c) for c in range(NUM_CARDS))
-
-
 def card_id(name_or_id: int | str) -> int:
     """A card id from an id or a name as in :func:`card_name` (case-insensitive); ValueError otherwise."""
-    if isinstance(name_or_id, str):
-        key = name_or_id.strip().upper()
-        if key not in CARD_NAMES:
-            raise ValueError(f"unknown card {name_or_id!r}; cards are named like AC, 10H, QS, KD, JO1, JO2")
-        return CARD_NAMES.index(key)
-    if isinstance(name_or_id, bool) or int(name_or_id) != name_or_id or not 0 <= int(name_or_id) < NUM_CARDS:
-        raise ValueError(f"card id {name_or_id!r} is out of range 0..{NUM_CARDS - 1}")
-    return int(name_or_id)
+    return NAMES.card_id(name_or_id)
 
 
 def card_ids(cards: Iterable[int | str]) -> list[int]:

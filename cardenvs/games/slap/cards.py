@@ -7,6 +7,8 @@ letter, e.g. ``"10h"``, ``"Qs"``; the Jokers are ``"Jo1"`` and ``"Jo2"``.
 
 from __future__ import annotations
 
+from cardenvs.core.card_names import CardNames
+
 NUM_SUITS = 4
 NUM_RANKS = 13  # A … K
 NUM_FRENCH_CARDS = NUM_SUITS * NUM_RANKS  # 52
@@ -33,26 +35,17 @@ def card_rank(card: int) -> int:
     return JOKER_RANK if card >= FIRST_JOKER else card // NUM_SUITS
 
 
+#: the deck's names: rank by rank (``rank * 4 + suit``), then the two Jokers
+NAMES = CardNames(RANK_NAMES[:NUM_RANKS], SUIT_NAMES, rank_major=True, joker_names=("Jo1", "Jo2"),
+                  examples="'Ac', '10h', 'Qs', 'Jo1'")
+CARD_NAMES = NAMES.names
+
+
 def card_name(card: int) -> str:
     """A card's short name, e.g. ``"10h"``; ``"-"`` for NO_CARD."""
-    card = int(card)
-    if card == NO_CARD:
-        return "-"
-    if card >= FIRST_JOKER:
-        return f"Jo{card - FIRST_JOKER + 1}"
-    return RANK_NAMES[card // NUM_SUITS] + SUIT_NAMES[card % NUM_SUITS]
-
-
-CARD_NAMES = tuple(card_name(card) for card in range(MAX_CARDS))
+    return NAMES.name(card)
 
 
 def card_id(name_or_id: int | str) -> int:
     """A card id from an id or a name (``"Qs"``, ``"10h"``, ``"Jo1"``; case-insensitive); ValueError otherwise."""
-    if isinstance(name_or_id, str):
-        for card, name in enumerate(CARD_NAMES):
-            if name.lower() == name_or_id.strip().lower():
-                return card
-        raise ValueError(f"unknown card {name_or_id!r}; cards are named like 'Ac', '10h', 'Qs', 'Jo1'")
-    if isinstance(name_or_id, bool) or int(name_or_id) != name_or_id or not 0 <= int(name_or_id) < MAX_CARDS:
-        raise ValueError(f"card id {name_or_id!r} is out of range 0..{MAX_CARDS - 1}")
-    return int(name_or_id)
+    return NAMES.card_id(name_or_id)

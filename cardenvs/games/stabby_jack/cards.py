@@ -10,6 +10,8 @@ from __future__ import annotations
 
 from numba import njit
 
+from cardenvs.core.card_names import CardNames
+
 HEARTS = 0  # hit points
 DIAMONDS = 1  # magic attack
 SPADES = 2  # physical attack
@@ -81,25 +83,17 @@ def card_kind(suit: int, value_or_rank: int) -> int:
     return suit * NUM_RANKS + rank
 
 
+#: the kinds' names: suit by suit (``suit * 13 + rank``), then the Joker
+NAMES = CardNames(RANK_NAMES, tuple(SUIT_LETTERS), rank_major=False, joker_names=(JOKER_NAME,),
+                  examples="2H, 10D, JS, QC, KH, AD and JO")
+CARD_NAMES = NAMES.names
+
+
 def card_name(kind: int) -> str:
     """Short name: ``"10H"``, ``"QS"``, ``"AC"``, ``"JO"``; ``"-"`` for no card."""
-    if kind == NO_CARD:
-        return "-"
-    if kind == JOKER:
-        return JOKER_NAME
-    return RANK_NAMES[kind % NUM_RANKS] + SUIT_LETTERS[kind // NUM_RANKS]
-
-
-CARD_NAMES = tuple(card_name(kind) for kind in range(NUM_KINDS))
+    return NAMES.name(kind)
 
 
 def parse_card(card: int | str) -> int:
     """A kind from a name as in ``CARD_NAMES`` (case-insensitive) or an id 0…52; ValueError otherwise."""
-    if isinstance(card, str):
-        name = card.strip().upper()
-        if name not in CARD_NAMES:
-            raise ValueError(f"unknown card {card!r}; cards are named like 2H, 10D, JS, QC, KH, AD and JO")
-        return CARD_NAMES.index(name)
-    if isinstance(card, bool) or int(card) != card or not 0 <= int(card) < NUM_KINDS:
-        raise ValueError(f"card id {card!r} is out of range 0..{NUM_KINDS - 1}")
-    return int(card)
+    return NAMES.card_id(card)
