@@ -38,8 +38,14 @@ os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
 from cardenvs.core import compile_cache
 
 # Before any jitted function is defined (numba picks a function's cache locator when it is decorated): numba's
-# cache must never hand one record layout's machine code to another.
+# cache lives in a per-user folder, never in the package, and never hands one record layout's machine code to
+# another.
 compile_cache.install()
+
+from cardenvs.core import compile_notice  # noqa: E402
+
+# A game's first compile on a machine says so in one line (it takes seconds to a minute; later runs load it).
+compile_notice.install()
 
 from cardenvs.core.errors import IllegalActionError  # noqa: E402
 from cardenvs.core.registry import (  # noqa: E402
