@@ -1,7 +1,20 @@
 """Shared test options: ``--runslow`` also runs the tests marked ``slow``: long random-play fuzzing, and the
 exhaustive variants of tests whose default run keeps one fast representative."""
 
+import os
+
 import pytest
+from numba.core import config as numba_config
+
+from cardenvs.core import compile_cache, compile_notice
+
+# numba caches a function of another package beside its source unless NUMBA_CACHE_DIR names a folder, so the test
+# games' compiled functions (tests/toy_game) would land in the repository: they go to cardenvs's own cache folder,
+# which persists between runs (the notebooks, run last, rely on the cache the tests filled), unless one is named.
+os.environ.setdefault("NUMBA_CACHE_DIR", compile_cache.cache_dir())
+numba_config.reload_config()
+# A first compile's notice would go to the stderr of the commands that tests run, whose output they check.
+os.environ.setdefault(compile_notice.NOTICE_VARIABLE, "0")
 
 
 def pytest_addoption(parser):
