@@ -1,6 +1,6 @@
 """Every cardenvs game as an OpenSpiel Python game, over the same compiled engine.
 
-Importing this module registers each registered cardenvs game whose OpenSpiel facts are known (the five built-in
+Importing this module registers each registered cardenvs game that names its OpenSpiel facts (the five built-in
 games) with ``pyspiel.register_game`` under ``cardenvs_<name>``; then ``pyspiel.load_game("cardenvs_clabber",
 {"single_hand": True})`` loads it and OpenSpiel's Python algorithms, bots and tests run on it unchanged. It needs
 the ``openspiel`` extra (``pip install cardenvs[openspiel]``, the ``open-spiel`` wheel).
@@ -27,22 +27,33 @@ What the bridge is:
   simulations, ``evaluate_bots``) work; algorithms that enumerate chance outcomes or walk the whole game tree
   (tabular CFR, exploitability, sequence-form LP, ``get_all_states``) cannot, since there is no chance node to
   enumerate, and the full games are far too big for them anyway.
-* **Strings.** ``observation_string(p)`` is the public table (``Game.render``) and ``p``'s private view
-  (``Game.render_private``). ``information_state_string(p)`` adds every action so far as ``p`` saw it: its own by
-  name, another seat's by its public name (``Game.public_action_name`` where a game hides a choice). There is no
-  information-state tensor (``observation_tensor`` is the cardenvs observation, not perfect recall), so
-  OpenSpiel's ``rl_environment`` gives its agents the observation tensor.
+* **Strings and tensors.** ``observation_string(p)`` is the public table (``Game.render``) and ``p``'s private
+  view (``Game.render_private``). ``information_state_string(p)`` adds every action so far as ``p`` saw it: its own
+  by name, another seat's by its public name (``Game.public_action_name`` where a game hides a choice). There is no
+  information-state tensor (``observation_tensor`` is the cardenvs observation, not perfect recall): asking for one
+  raises :class:`NotProvidedError`, and OpenSpiel's ``rl_environment`` gives its agents the observation tensor.
+* **Pickling, copies, serialization.** A game pickles and deep-copies as the same parameters at the same place in
+  its stream of deals; a state pickles and deep-copies with its game, ``state.serialize()`` is text that
+  ``game.deserialize_state`` reads back, and :func:`serialize_game_and_state` / :func:`deserialize_game_and_state`
+  write and read both. ``pyspiel.serialize_game_and_state`` itself cannot serialize a Python game with sampled
+  chance (it asks the C++ game for its generator state, which open-spiel 2.0.2 does not let a Python game give),
+  so ``pyspiel.random_sim_test`` needs ``serialize=False``, as OpenSpiel's own Python games pass.
 * **Resampling.** ``state.resample_from_infostate(p, sampler)`` (and :func:`resampler`, the callback form of
   ``ISMCTSBot.set_resampler``) deals the cards ``p`` cannot see anew with the game's hidden-card resampler
   (``Game.resample``) and reseeds the state's generator, so that a search sees neither the other hands nor the
   future draws. A game without a resampler raises ``NotImplementedError`` naming the game.
+* **Perfect-information search.** OpenSpiel's ``MCTSBot`` searches clones of the true state: every hidden card and
+  every future draw included. It is a cheating baseline here; ``ISMCTSBot`` with :func:`resampler`, or cardenvs'
+  own search agents as bots (:class:`AgentBot` with ``pimc`` or ``ismcts``), search only what the seat may know.
+* **Facts.** What the manifest does not say (utility type and range, the longest game, partnerships) each game
+  gives in its ``spiel.py`` (``Game.openspiel_facts``, a :class:`~cardenvs.core.spiel_facts.OpenSpielFacts` for
+  given parameters); a game whose ``openspiel_facts`` is ``""`` is not registered.
 """
 
 from __future__ import annotations
 
 import dataclasses
 from collections.abc import Callable
-from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
@@ -54,10 +65,11 @@ except ImportError as error:  # pragma: no cover - exercised only without the ex
         "cardenvs.openspiel needs OpenSpiel: pip install 'cardenvs[openspiel]' (the open-spiel wheel)"
     ) from error
 
-from cardenvs.core.game import Game, new_states
+from cardenvs.core.game import Game, import_target, new_states
 from cardenvs.core.registry import available_envs, get_game
-from cardenvs.core.rng import SEED_LIMIT, game_seed
+from cardenvs.core.rng import checked_seed, game_seed
 from cardenvs.core.single import engine_view, observe_game, refresh_game, reset_game, step_game
+from cardenvs.core.spiel_facts import OpenSpielFacts, Utility
 
 #: the prefix of every bridged game's OpenSpiel short name: ``cardenvs_<Game.name>``
 SHORT_NAME_PREFIX = "cardenvs_"
@@ -65,139 +77,51 @@ SHORT_NAME_PREFIX = "cardenvs_"
 SEED_PARAMETER = "rng_seed"
 #: ``rng_seed`` value that draws the base seed from the operating system
 RANDOM_SEED = -1
+#: ``rng_seed`` is below this: OpenSpiel's integer parameters are C++ ``int``s (a base seed of the full 64 bits is
+#: what ``rng_seed=-1`` draws)
+RNG_SEED_LIMIT = 2**31
 #: the integer that stands for ``None`` in an optional integer parameter
 NONE_PARAMETER = -1
 
-Utility = pyspiel.GameType.Utility
+#: OpenSpiel's utility type of each :class:`~cardenvs.core.spiel_facts.Utility`
+_UTILITY = {
+    Utility.ZERO_SUM: pyspiel.GameType.Utility.ZERO_SUM,
+    Utility.CONSTANT_SUM: pyspiel.GameType.Utility.CONSTANT_SUM,
+    Utility.GENERAL_SUM: pyspiel.GameType.Utility.GENERAL_SUM,
+    Utility.IDENTICAL: pyspiel.GameType.Utility.IDENTICAL,
+}
 
 
-@dataclass(frozen=True)
-class OpenSpielFacts:
-    """What OpenSpiel needs to know about a game that the cardenvs manifest does not say.
+class NotProvidedError(NotImplementedError):
+    """A bridged game was asked for something its OpenSpiel game type says it does not provide (the
+    information-state tensor)."""
+
+
+def bridged(game: Game) -> bool:
+    """Whether ``game`` names its OpenSpiel facts (``Game.openspiel_facts``), which registration needs.
 
     Args:
-        utility: ``utility(params)``, the game's utility type (zero-sum, constant-sum or general-sum) for these
-            parameters.
-        utility_range: ``utility_range(params)``, the lowest and highest return any seat can get.
-        max_game_length: ``max_game_length(params)``, the most agent decisions a game takes.
-        team_game: the seats play in partnerships that always share a reward (said in the long name).
+        game: the cardenvs game.
     """
-
-    utility: Callable[[Any], Any]
-    utility_range: Callable[[Any], tuple[float, float]]
-    max_game_length: Callable[[Any], int]
-    team_game: bool = False
+    return bool(game.openspiel_facts)
 
 
-def _win_loss_utility(params: Any) -> Any:
-    """+1 to the winner and −1 to every other seat (0 to all in a draw or a truncation): zero-sum for two
-    players, general-sum for more (the sum is 2 − n for a win, 0 for a draw)."""
-    return Utility.ZERO_SUM if params.num_players == 2 else Utility.GENERAL_SUM
+def game_facts(game: Game, params: Any = None) -> OpenSpielFacts:
+    """The OpenSpiel facts of ``game`` for ``params``, from the function its ``openspiel_facts`` names.
 
+    Args:
+        game: the cardenvs game.
+        params: the game's parameters (None: the defaults).
 
-def _win_loss_range(params: Any) -> tuple[float, float]:
-    return -1.0, 1.0
-
-
-def _clabber_facts() -> OpenSpielFacts:
-    from cardenvs.games.clabber import cards, melds, observation, rules
-    from cardenvs.games.clabber.params import NUM_PLAYERS
-
-    # A hand's agent decisions: two bidding rounds of four, a DECLARE/SKIP choice each at the first trick
-    # (optional_declare), six tricks of four cards (forced moves are fewer, never more).
-    bidding = 2 * NUM_PLAYERS
-    declaring = NUM_PLAYERS
-    tricks = rules.NUM_TRICKS * NUM_PLAYERS
-    decisions_per_hand = bidding + declaring + tricks
-    # single_hand: (own − opponents' points) / 162, and no hand scores more than 162 + every seat's best meld set
-    # + the Bell (belote_dedans pays the defenders that much).
-    most_points = cards.HAND_POINTS + NUM_PLAYERS * observation.MAX_MELD_POINTS + melds.BELL_POINTS
-    hand_bound = most_points / cards.HAND_POINTS
-
-    def utility_range(params: Any) -> tuple[float, float]:
-        return (-hand_bound, hand_bound) if params.single_hand else (rules.LOSS_REWARD, rules.WIN_REWARD)
-
-    return OpenSpielFacts(
-        utility=lambda params: Utility.ZERO_SUM,  # partners share a reward; the teams' rewards are opposite
-        utility_range=utility_range,
-        max_game_length=lambda params: params.max_hands * decisions_per_hand,
-        team_game=True,
-    )
-
-
-def _gin_slaughtre_facts() -> OpenSpielFacts:
-    return OpenSpielFacts(
-        utility=lambda params: Utility.ZERO_SUM,  # +1/−1, or 0 to both at truncation
-        utility_range=_win_loss_range,
-        max_game_length=lambda params: params.max_turns,  # truncated after max_turns agent decisions
-    )
-
-
-#: Slabberjan: rounds allowed for fool-over-fool redeals, per round that ends in a showdown. A redeal has no
-#: bound by the rules (two Fools can meet again); this allowance makes the length bound one that a game
-#: exceeds only with a vanishing probability, not a proof.
-SLABBERJAN_REDEALS_PER_ROUND = 1
-#: Stabby Jack: agent decisions allowed per turn (main action, the Stat it replaces, Level Ups with their payments
-#: and cap choices, Ace targets, shields). Free Level Ups repeat while XP lasts, so the rules give no small bound;
-#: random play takes about 1.4 decisions a turn, and the random simulation tests check this bound.
-STABBY_JACK_DECISIONS_PER_TURN = 8
-
-
-def _slabberjan_facts() -> OpenSpielFacts:
-    from cardenvs.games.slabberjan.params import REWARD_SCHEMES
-
-    def utility(params: Any) -> Any:
-        # placement: +1 … −1 linear in the order of elimination, shared means: the rewards sum to 0
-        if params.num_players == 2 or params.reward_scheme == REWARD_SCHEMES[1]:
-            return Utility.ZERO_SUM
-        return Utility.GENERAL_SUM
-
-    def max_game_length(params: Any) -> int:
-        # Every round that is not redealt ends in a showdown where someone pays, and a seat pays at most
-        # start_chips + 1 times (the last one it owes); every seat in acts at most once a round.
-        showdowns = params.num_players * (params.start_chips + 1)
-        rounds = showdowns * (1 + SLABBERJAN_REDEALS_PER_ROUND)
-        return rounds * params.num_players
-
-    return OpenSpielFacts(utility=utility, utility_range=_win_loss_range, max_game_length=max_game_length)
-
-
-def _slap_facts() -> OpenSpielFacts:
-    from cardenvs.games.slap.params import REWARD_SCHEMES
-
-    def utility_range(params: Any) -> tuple[float, float]:
-        # share_of_cards: each seat's share of the cards, from 0 to 1
-        return (0.0, 1.0) if params.reward_scheme == REWARD_SCHEMES[1] else (-1.0, 1.0)
-
-    def utility(params: Any) -> Any:
-        if params.reward_scheme == REWARD_SCHEMES[1]:
-            return Utility.GENERAL_SUM  # shares sum to 1 at a win, less at a truncation (the pile is nobody's)
-        return _win_loss_utility(params)
-
-    return OpenSpielFacts(
-        utility=utility,
-        utility_range=utility_range,
-        # per card played: a PLAY decision (expose_play_action) and a slap window asking every seat once
-        max_game_length=lambda params: params.max_cards_played * (params.num_players + 1),
-    )
-
-
-def _stabby_jack_facts() -> OpenSpielFacts:
-    return OpenSpielFacts(
-        utility=_win_loss_utility,
-        utility_range=_win_loss_range,
-        max_game_length=lambda params: params.max_turns * STABBY_JACK_DECISIONS_PER_TURN,
-    )
-
-
-#: the OpenSpiel facts of each built-in game, by ``Game.name``
-FACTS: dict[str, Callable[[], OpenSpielFacts]] = {
-    "clabber": _clabber_facts,
-    "gin_slaughtre": _gin_slaughtre_facts,
-    "slabberjan": _slabberjan_facts,
-    "slap": _slap_facts,
-    "stabby_jack": _stabby_jack_facts,
-}
+    Raises:
+        ValueError: the game names no OpenSpiel facts.
+    """
+    if not bridged(game):
+        raise ValueError(f"{game.env_id} names no OpenSpiel facts (Game.openspiel_facts is empty): not bridged")
+    facts = import_target(game.openspiel_facts)(game.make_params() if params is None else params)
+    if not isinstance(facts, OpenSpielFacts):
+        raise TypeError(f"{game.openspiel_facts} returned {type(facts).__name__}, not OpenSpielFacts")
+    return facts
 
 
 def short_name(game: Game | str) -> str:
@@ -239,42 +163,51 @@ def cardenvs_params(game: Game, openspiel_params: dict[str, Any]) -> Any:
 
 
 # ---------------------------------------------------------------------------------------------- the game
+#: the words of :meth:`CardenvsGame.get_rng_state`: the base seed and the games started
+_RNG_STATE_PARTS = 2
+
+
 class CardenvsGame(pyspiel.Game):
     """A cardenvs game as an OpenSpiel game (built by ``pyspiel.load_game``, one class per cardenvs game).
+
+    A game pickles and deep-copies as itself: the same parameters and the same place in its stream of deals
+    (:meth:`get_rng_state`), so a copy handed to another process deals the same games as the original would.
 
     Args:
         params: the OpenSpiel parameters (any subset; the rest take the cardenvs defaults).
     """
 
     cardenvs_game: Game  # set on each game's subclass
-    facts: OpenSpielFacts
     game_type: Any
 
     def __init__(self, params: dict[str, Any] | None = None):
         merged = {**openspiel_defaults(self.cardenvs_game), **(params or {})}
         game = self.cardenvs_game
         self.params = cardenvs_params(game, merged)
-        seed = int(merged[SEED_PARAMETER])
-        if not (seed == RANDOM_SEED or 0 <= seed < SEED_LIMIT):
-            raise ValueError(f"{SEED_PARAMETER}={seed} is not allowed; use {RANDOM_SEED} or a seed from 0 to 2**64-1")
+        seed = merged[SEED_PARAMETER]
+        integer = isinstance(seed, int) and not isinstance(seed, bool)
+        if not integer or not (seed == RANDOM_SEED or 0 <= seed < RNG_SEED_LIMIT):
+            raise ValueError(f"{SEED_PARAMETER}={seed!r} is not allowed; use {RANDOM_SEED} (a seed from the operating "
+                             f"system) or an integer from 0 to 2**31-1")
         self.base_seed = int(np.random.SeedSequence().generate_state(1, np.uint64)[0]) if seed < 0 else seed
         self.games_started = 0
         self.num_cardenvs_players = game.num_players(self.params)
         self.num_cardenvs_actions = game.num_actions(self.params)
         self.layout = game.observation_layout(self.params)
-        low, high = self.facts.utility_range(self.params)
-        utility = self.facts.utility(self.params)
+        self.facts = game_facts(game, self.params)
+        low, high = self.facts.utility_range
         info = pyspiel.GameInfo(
             num_distinct_actions=self.num_cardenvs_actions,
             max_chance_outcomes=0,
             num_players=self.num_cardenvs_players,
             min_utility=float(low),
             max_utility=float(high),
-            utility_sum=0.0 if utility == Utility.ZERO_SUM else None,
-            max_game_length=int(self.facts.max_game_length(self.params)),
+            utility_sum=0.0 if self.facts.utility == Utility.ZERO_SUM else None,
+            max_game_length=int(self.facts.max_game_length),
         )
+        self._openspiel_params = merged
         # The registered type says the default parameters' utility; this game's type says its own.
-        super().__init__(game_type(game, self.facts, self.params), info, merged)
+        super().__init__(game_type(game, self.params), info, merged)
         self._states_template, self._template = new_states(game, self.params, 1)
 
     def new_initial_state(self) -> CardenvsState:
@@ -293,7 +226,7 @@ class CardenvsGame(pyspiel.Game):
         Args:
             seed: the cardenvs game seed, from 0 to 2**64-1.
         """
-        return CardenvsState(self, seed)
+        return CardenvsState(self, checked_seed(seed))
 
     def new_record(self) -> np.ndarray:
         """A length-1 state array holding this game's template record (parameters filled, the rest zero)."""
@@ -301,17 +234,69 @@ class CardenvsGame(pyspiel.Game):
         states.view(np.uint8)[:] = self._template
         return states
 
-    def make_py_observer(self, iig_obs_type: Any = None, params: dict | None = None) -> Any:
-        """OpenSpiel's observer: the cardenvs observation, or the information state string with perfect recall.
+    def get_rng_state(self) -> str:
+        """The game's place in its stream of deals, as text: the base seed and the games started so far.
+
+        This is what OpenSpiel's C++ ``Game::GetRNGState`` is for; open-spiel 2.0.2 does not let a Python game
+        answer that call, so :func:`serialize_game_and_state` and pickling use this method instead.
+        """
+        return f"{self.base_seed} {self.games_started}"
+
+    def set_rng_state(self, rng_state: str) -> None:
+        """Continue the stream of deals from a place :meth:`get_rng_state` gave.
 
         Args:
-            iig_obs_type: OpenSpiel's observation type; ``perfect_recall=True`` asks for the information state.
-            params: observer parameters (none are taken).
+            rng_state: ``"<base seed> <games started>"``.
+
+        Raises:
+            ValueError: the text is not two integers in range; nothing is changed then.
         """
+        parts = rng_state.split()
+        if len(parts) != _RNG_STATE_PARTS or not all(part.isdigit() for part in parts):
+            env_id = self.cardenvs_game.env_id
+            raise ValueError(f"{env_id}: rng state {rng_state!r} is not '<base seed> <games started>'")
+        try:
+            base_seed = checked_seed(int(parts[0]))
+        except ValueError as error:
+            raise ValueError(f"{self.cardenvs_game.env_id}: rng state {rng_state!r}: {error}") from None
+        self.base_seed, self.games_started = base_seed, int(parts[1])
+
+    def __reduce__(self) -> tuple:
+        """Pickle and deep-copy as the same parameters at the same place in the stream of deals."""
+        return _load_game, (short_name(self.cardenvs_game), dict(self._openspiel_params), self.get_rng_state())
+
+    def make_py_observer(self, iig_obs_type: Any = None, params: dict | None = None) -> Any:
+        """OpenSpiel's observer: the seat's cardenvs observation (``perfect_recall=False``), or the information
+        state string (``perfect_recall=True``, a string only: there is no information-state tensor).
+
+        Args:
+            iig_obs_type: OpenSpiel's observation type (None: the default, the seat's observation). Only the
+                seat's own view is provided: ``public_info=True`` with ``private_info=SINGLE_PLAYER``.
+            params: observer parameters (none are taken).
+
+        Raises:
+            ValueError: observer parameters, or an observation type other than the seat's own view.
+        """
+        env_id = self.cardenvs_game.env_id
+        if isinstance(iig_obs_type, dict):  # game.make_observer(params) passes the parameters alone
+            iig_obs_type, params = None, iig_obs_type
         if params:
-            raise ValueError(f"{self.cardenvs_game.env_id}: observer parameters are not supported, got {params}")
-        perfect_recall = iig_obs_type is not None and iig_obs_type.perfect_recall
-        return InformationStateObserver(self) if perfect_recall else CardenvsObserver(self)
+            raise ValueError(f"{env_id}: observer parameters are not supported, got {params}")
+        if iig_obs_type is None:
+            return CardenvsObserver(self)
+        if not iig_obs_type.public_info or iig_obs_type.private_info != pyspiel.PrivateInfoType.SINGLE_PLAYER:
+            raise ValueError(
+                f"{env_id}: only the seat's own view is provided (public_info=True, private_info=SINGLE_PLAYER), "
+                f"got public_info={iig_obs_type.public_info}, private_info={iig_obs_type.private_info}"
+            )
+        return InformationStateObserver(self) if iig_obs_type.perfect_recall else CardenvsObserver(self)
+
+
+def _load_game(name: str, parameters: dict[str, Any], rng_state: str) -> CardenvsGame:
+    """A pickled game back: ``name`` loaded with ``parameters``, at the place ``rng_state`` says in its stream."""
+    game = pyspiel.load_game(name, parameters)
+    game.set_rng_state(rng_state)
+    return game
 
 
 # ---------------------------------------------------------------------------------------------- the state
@@ -319,17 +304,27 @@ class CardenvsGame(pyspiel.Game):
 _TERMINAL = int(pyspiel.PlayerId.TERMINAL)
 
 
-class _Shared:
-    """The OpenSpiel game behind a state, shared by the state's clones (a deep copy is the holder itself)."""
+class _Deal:
+    """Which game of the stream a state plays: its seed, taken from the game's stream when the state is first used.
+    A state and its clones share one (a deep copy is the holder itself), so that a clone made before the deal
+    plays the same game as the original.
 
-    def __init__(self, game: CardenvsGame):
-        self.game = game
+    Args:
+        seed: the cardenvs game seed, or None to take the next one of the game's stream when first needed.
+    """
 
-    def __deepcopy__(self, memo: dict) -> _Shared:
+    def __init__(self, seed: int | None):
+        self.seed = seed
+
+    def __deepcopy__(self, memo: dict) -> _Deal:
         return self
+
 
 class CardenvsState(pyspiel.State):
     """One cardenvs game in progress, as an OpenSpiel state.
+
+    A state pickles and deep-copies with its game (as OpenSpiel's Python games do), ``serialize()`` gives it as
+    text that ``game.deserialize_state(text)`` reads back, and ``clone()`` continues alike, future draws included.
 
     Args:
         game: the OpenSpiel game.
@@ -338,11 +333,10 @@ class CardenvsState(pyspiel.State):
 
     def __init__(self, game: CardenvsGame, seed: int | None = None):
         super().__init__(game)
-        # OpenSpiel clones a Python state by making a new initial state and deep-copying every attribute into it:
-        # the game travels inside a holder that deep-copies to itself, and a state is dealt only when first used,
-        # so that a clone never deals a game nor takes a seed from the game's stream.
-        self._shared = _Shared(game)
-        self._seed = seed
+        # OpenSpiel clones (and deserializes) a Python state by making a new initial state and setting every
+        # attribute of ``__dict__`` on it, deep-copied (unpickled): so the game is not among them (``get_game()``
+        # gives it), and a state is dealt only when first used, so that making one never takes a seed.
+        self._deal = _Deal(seed)
         self._states: np.ndarray | None = None
         self._to_act = _TERMINAL  # the seat to act, or _TERMINAL; set when the state is dealt and after each step
         #: actions so far as (seat, action)
@@ -353,15 +347,19 @@ class CardenvsState(pyspiel.State):
 
     @property
     def _game(self) -> CardenvsGame:
-        return self._shared.game
+        return self.get_game()
+
+    def __reduce__(self) -> tuple:
+        """Pickle and deep-copy as the game and :meth:`serialize`'s text, read back by ``deserialize_state``."""
+        return _deserialize_state, (self.get_game(), self.serialize())
 
     def _started(self) -> np.ndarray:
         """The state array, dealt from the seed (or the next seed of the game's stream) on first use."""
         if self._states is None:
-            if self._seed is None:
-                self._seed = self._game.next_seed()
+            if self._deal.seed is None:
+                self._deal.seed = self._game.next_seed()
             self._states = self._game.new_record()
-            reset_game(engine_view(self._states), np.uint64(self._seed))
+            reset_game(engine_view(self._states), np.uint64(self._deal.seed))
             self._refresh()
         return self._states
 
@@ -369,7 +367,7 @@ class CardenvsState(pyspiel.State):
     def seed(self) -> int:
         """The cardenvs seed this game was dealt from: ``cardenvs.env(...).reset(seed=state.seed)`` starts it."""
         self._started()
-        return int(self._seed)
+        return int(self._deal.seed)
 
     @property
     def record(self) -> np.record:
@@ -480,6 +478,69 @@ class CardenvsState(pyspiel.State):
         return "\n".join(parts)
 
 
+def _deserialize_state(game: CardenvsGame, text: str) -> CardenvsState:
+    """A pickled state back: ``text`` (``state.serialize()``) read by ``game``."""
+    return game.deserialize_state(text)
+
+
+# ---------------------------------------------------------------------------------------------- serialization
+#: the first line of :func:`serialize_game_and_state`'s text
+SERIALIZATION_COMMENT = "# cardenvs.openspiel serialize_game_and_state"
+#: the section headers of :func:`serialize_game_and_state`'s text (OpenSpiel's own)
+_META, _GAME, _GAME_RNG_STATE, _STATE = "[Meta]", "[Game]", "[GameRNGState]", "[State]"
+#: the format's version, in its meta section
+SERIALIZATION_VERSION = 1
+
+
+def serialize_game_and_state(game: CardenvsGame, state: CardenvsState) -> str:
+    """A game and a state of it as text, in the layout of ``pyspiel.serialize_game_and_state`` (which cannot
+    serialize a Python game with sampled chance: it asks the C++ game for its generator state): the game string,
+    the game's place in its stream of deals (:meth:`CardenvsGame.get_rng_state`) and ``state.serialize()``.
+    :func:`deserialize_game_and_state` reads it back.
+
+    Args:
+        game: the OpenSpiel game (a ``cardenvs_*`` game).
+        state: a state of ``game``.
+    """
+    return "\n".join([
+        SERIALIZATION_COMMENT, _META, f"Version: {SERIALIZATION_VERSION}", "",
+        _GAME, str(game), _GAME_RNG_STATE, game.get_rng_state(),
+        _STATE, state.serialize(), "",
+    ])
+
+
+def deserialize_game_and_state(text: str) -> tuple[CardenvsGame, CardenvsState]:
+    """The game and state that :func:`serialize_game_and_state` wrote: the game loaded anew at the same place in
+    its stream of deals, and the state continuing as the original would.
+
+    Args:
+        text: :func:`serialize_game_and_state`'s text.
+
+    Raises:
+        ValueError: the text is not in that format.
+    """
+    sections: dict[str, list[str]] = {}
+    current: list[str] | None = None
+    for line in text.split("\n"):
+        if line in (_META, _GAME, _GAME_RNG_STATE, _STATE):
+            current = sections.setdefault(line, [])
+        elif line and not line.startswith("#"):
+            if current is None:
+                raise ValueError(f"serialized game and state: text before the {_META} section: {line!r}")
+            current.append(line)
+    game_lines, rng_lines = sections.get(_GAME, []), sections.get(_GAME_RNG_STATE, [])
+    if len(game_lines) != 1 or len(rng_lines) != 1 or _STATE not in sections:
+        raise ValueError(
+            f"serialized game and state: want one line of {_GAME}, one of {_GAME_RNG_STATE} and a {_STATE} section "
+            "(serialize_game_and_state's text)"
+        )
+    game = pyspiel.load_game(game_lines[0])
+    if not isinstance(game, CardenvsGame):
+        raise ValueError(f"serialized game and state: {game_lines[0]!r} is not a cardenvs game")
+    game.set_rng_state(rng_lines[0])
+    return game, game.deserialize_state("\n".join(sections[_STATE]))
+
+
 # ---------------------------------------------------------------------------------------------- observers
 class CardenvsObserver:
     """OpenSpiel's observer of the cardenvs observation: ``tensor`` is the seat's observation vector, ``dict``
@@ -503,19 +564,32 @@ class CardenvsObserver:
 
 
 class InformationStateObserver:
-    """OpenSpiel's perfect-recall observer: a string only (no information-state tensor), the observation string
-    followed by every action so far as the seat saw it.
+    """OpenSpiel's perfect-recall observer: a string only, the observation string followed by every action so far
+    as the seat saw it. There is no information-state tensor (``tensor`` is None, OpenSpiel's mark of an observer
+    without one): asking for it (``state.information_state_tensor(p)``, ``game.information_state_tensor_size()``)
+    raises :class:`NotProvidedError` instead of returning an empty list.
 
     Args:
         game: the OpenSpiel game.
     """
 
     def __init__(self, game: CardenvsGame):
-        self.tensor = np.zeros(0, np.float32)
+        self.tensor = None
         self.dict: dict[str, np.ndarray] = {}
+        self._short_name = short_name(game.cardenvs_game)
 
     def set_from(self, state: CardenvsState, player: int) -> None:
-        """Nothing to write: there is no information-state tensor."""
+        """Raise :class:`NotProvidedError`: there is no information-state tensor to write.
+
+        Args:
+            state: the state asked about.
+            player: the seat asked about.
+        """
+        raise NotProvidedError(
+            f"{self._short_name} provides no information-state tensor (its type says "
+            "provides_information_state_tensor=False): the cardenvs observation is not perfect recall. Use "
+            "observation_tensor(player), as rl_environment does, or information_state_string(player)"
+        )
 
     def string_from(self, state: CardenvsState, player: int) -> str:
         """The observation string, then the actions so far as ``player`` saw them."""
@@ -524,17 +598,17 @@ class InformationStateObserver:
 
 
 # ---------------------------------------------------------------------------------------------- registration
-def game_type(game: Game, facts: OpenSpielFacts, params: Any = None) -> Any:
+def game_type(game: Game, params: Any = None) -> Any:
     """The OpenSpiel game type of a cardenvs game with ``params`` (the default parameters when None: the type
     registered; a loaded game's ``get_type()`` has the utility type of its own parameters).
 
     Args:
-        game: the cardenvs game.
-        facts: its OpenSpiel facts.
+        game: the cardenvs game (one that names its OpenSpiel facts).
         params: the game's parameters.
     """
     defaults = game.make_params()
-    counts = [params.get("num_players", game.num_players(defaults)) for params in game.example_params]
+    facts = game_facts(game, defaults if params is None else params)
+    counts = [example.get("num_players", game.num_players(defaults)) for example in game.example_params]
     players = [game.num_players(defaults), *counts]
     team = " (team game: partners share their reward)" if facts.team_game else ""
     return pyspiel.GameType(
@@ -543,7 +617,7 @@ def game_type(game: Game, facts: OpenSpielFacts, params: Any = None) -> Any:
         dynamics=pyspiel.GameType.Dynamics.SEQUENTIAL,
         chance_mode=pyspiel.GameType.ChanceMode.SAMPLED_STOCHASTIC,
         information=pyspiel.GameType.Information.IMPERFECT_INFORMATION,
-        utility=facts.utility(defaults if params is None else params),
+        utility=_UTILITY[facts.utility],
         reward_model=pyspiel.GameType.RewardModel.TERMINAL,
         max_num_players=max(players),
         min_num_players=min(players),
@@ -555,34 +629,33 @@ def game_type(game: Game, facts: OpenSpielFacts, params: Any = None) -> Any:
     )
 
 
-def register_game(game: Game, facts: OpenSpielFacts) -> str:
-    """Register one cardenvs game with OpenSpiel as ``cardenvs_<name>``; return the short name.
+def game_class(game: Game) -> type[CardenvsGame]:
+    """The OpenSpiel game class of a cardenvs game (not registered: :func:`register_game` registers it).
 
     Args:
-        game: the cardenvs game.
-        facts: its utility type, utility range and length bound.
+        game: the cardenvs game (one that names its OpenSpiel facts).
+    """
+    return type(f"Cardenvs_{game.name}", (CardenvsGame,), {"cardenvs_game": game, "game_type": game_type(game)})
+
+
+def register_game(game: Game) -> str:
+    """Register one cardenvs game with OpenSpiel as ``cardenvs_<name>``; return the short name. Registering twice
+    changes nothing.
+
+    Args:
+        game: the cardenvs game (one that names its OpenSpiel facts).
     """
     name = short_name(game)
-    if name in pyspiel.registered_names():
-        return name
-    game_class = type(
-        f"Cardenvs_{game.name}",
-        (CardenvsGame,),
-        {"cardenvs_game": game, "facts": facts, "game_type": game_type(game, facts)},
-    )
-    pyspiel.register_game(game_class.game_type, game_class)
+    if name not in pyspiel.registered_names():
+        new_class = game_class(game)
+        pyspiel.register_game(new_class.game_type, new_class)
     return name
 
 
 def register_games() -> list[str]:
-    """Register every registered cardenvs game whose OpenSpiel facts are known (:data:`FACTS`); return their
-    OpenSpiel short names. Registering twice changes nothing."""
-    names = []
-    for env_id in available_envs():
-        game = get_game(env_id)
-        if game.name in FACTS:
-            names.append(register_game(game, FACTS[game.name]()))
-    return names
+    """Register every registered cardenvs game that names its OpenSpiel facts (``Game.openspiel_facts``; a game
+    whose ``openspiel_facts`` is ``""`` is left out); return their OpenSpiel short names."""
+    return [register_game(get_game(env_id)) for env_id in available_envs() if bridged(get_game(env_id))]
 
 
 class AgentBot(pyspiel.Bot):
