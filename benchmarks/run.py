@@ -53,6 +53,8 @@ import tyro
 from gymnasium import spaces
 from pettingzoo import AECEnv
 
+from cardenvs.core.exit_codes import EXIT_USAGE
+
 REPO_ROOT = Path(__file__).resolve().parent.parent
 DEFAULT_JSON = REPO_ROOT / "benchmarks" / "results" / "latest.json"
 
@@ -66,7 +68,6 @@ PEER_OPENSPIEL = ("leduc_poker", "kuhn_poker", "hearts", "gin_rummy")
 #: the peer rows of the cardenvs games played through OpenSpiel's API (cardenvs.openspiel)
 BRIDGE_LIBRARY = "OpenSpiel bridge"
 PEER_PGX = ("leduc_holdem",)
-EXIT_USAGE = 2
 
 
 @dataclass

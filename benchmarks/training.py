@@ -45,13 +45,13 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))  # run as a scri
 
 import cardenvs
 from cardenvs.agents.registry import make_agent
+from cardenvs.core.exit_codes import EXIT_USAGE
 from cardenvs.training.cli import registered_env
 
 #: set-ups compared, in table order
 SETUPS = ("self-play", "MaskablePPO old defaults", "MaskablePPO tuned")
 #: the MaskablePPO settings cardenvs.training.ppo had before they were tuned for throughput
 OLD_PPO_DEFAULTS = {"num_envs": 16, "num_steps": 128, "minibatch_size": 256, "update_epochs": 10}
-EXIT_USAGE = 2
 
 
 @dataclass
@@ -82,12 +82,11 @@ def selfplay_decisions_per_second(env_id: str, decisions: int, seed: int, torch_
                                   run_dir: Path) -> tuple[float, dict[str, float]]:
     """Learner decisions/s of the self-play trainer with the game's recipe, and the share of its time per part."""
     from cardenvs.training import selfplay
-    from cardenvs.training.cli import resolve_train_args
     from cardenvs.training.recipes import recipe
 
     settings = {**recipe(env_id).defaults, "total_decisions": 1, "eval_every": 0, "final_games": 0, "seed": seed,
                 "torch_threads": torch_threads, "device": device, "progress_bar": False, "run_dir": str(run_dir)}
-    args = resolve_train_args(selfplay.Run(env_id=env_id, **settings))
+    args = selfplay.resolve_args(selfplay.Run(env_id=env_id, **settings))
     trainer = selfplay.Trainer(args)
     trainer.train()  # warm-up: one rollout and update (and the kernels compiled or loaded)
     before, seconds_before = trainer.decisions, trainer.train_seconds

@@ -11,7 +11,7 @@ import importlib
 import re
 import sys
 
-from cardenvs.commands import INTERRUPTED, USAGE_ERROR
+from cardenvs.core.exit_codes import EXIT_INTERRUPTED, EXIT_USAGE
 
 #: subcommand -> the module implementing it (``HELP``, ``add_arguments(parser)``, ``run(args) -> int``)
 COMMANDS: dict[str, str] = {
@@ -94,16 +94,16 @@ def main(argv: list[str] | None = None) -> int:
         try:
             return importlib.import_module(DELEGATED[argv[0]][0]).main(argv[1:])
         except SystemExit as done:  # --help, or the command line's own message about a bad argument
-            return done.code if isinstance(done.code, int) else USAGE_ERROR
+            return done.code if isinstance(done.code, int) else EXIT_USAGE
     try:
         args = build_parser().parse_args(argv)
     except SystemExit as done:  # --help, or argparse's message about a bad argument
-        return done.code if isinstance(done.code, int) else USAGE_ERROR
+        return done.code if isinstance(done.code, int) else EXIT_USAGE
     try:
         return args.run(args)
     except KeyboardInterrupt:
         print(f"\ncardenvs {args.command}: interrupted", file=sys.stderr)
-        return INTERRUPTED
+        return EXIT_INTERRUPTED
 
 
 if __name__ == "__main__":

@@ -1,6 +1,8 @@
-"""The command lines of the trainers and benchmarks: tyro markers for their dataclass fields, parsing (a positional
-``GAME`` whose recipe gives the defaults), the checks and wording of their options, and ``cardenvs train``'s
-command line (its options are the fields of `cardenvs.training.selfplay.Run`).
+"""What the command lines of the trainers and benchmarks share: the PPO options every trainer has
+(:class:`PPOOptions`), tyro markers for their dataclass fields, parsing (a positional ``GAME`` whose recipe gives the
+defaults), and the checks and wording of their options. Each trainer's own command line is in its module
+(``cardenvs train``'s in :mod:`cardenvs.training.selfplay`); this module is the lowest of the package's and imports
+none of the others.
 
 Each script's options are the fields of one dataclass, and ``tyro`` builds the command line from it (a field's
 docstring is its option's help). The markers here cover what tyro cannot read from a field alone: an ``--env-id``
@@ -16,11 +18,13 @@ import math
 import shlex
 import sys
 from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
 from importlib.machinery import ModuleSpec
 from pathlib import Path
 from typing import Any, Literal
 
 import cardenvs
+from cardenvs.core.rng import SEED_LIMIT, SEED_RULE
 
 #: a check of options: (field names, test of a value, what a value must be)
 Rule = tuple[Sequence[str], Callable[[Any], bool], str]
@@ -31,13 +35,46 @@ def at_least(least: int, *names: str) -> Rule:
     return names, lambda value: value >= least, "0 or more" if least == 0 else f"at least {least}"
 
 
-#: the checks of the PPO options every trainer has, worded alike
+@dataclass
+class PPOOptions:
+    """The PPO options of every trainer (``cardenvs train``, the MaskablePPO and RLlib adapters), defined once: each
+    field is the ``--option`` of the same name and its docstring the option's help.
+
+    A trainer's options dataclass derives from this one; where its defaults differ it declares the field again with
+    its own default only (tyro reads the help from here).
+    """
+
+    minibatch_size: int = 4096
+    """decisions per gradient step"""
+    update_epochs: int = 2
+    """passes over each batch of collected decisions"""
+    learning_rate: float = 1e-3
+    """Adam's step size (cardenvs train anneals it linearly to 0 over the run)"""
+    gamma: float = 0.995
+    """discount per decision of a seat, in [0, 1]"""
+    gae_lambda: float = 0.95
+    """GAE's bias/variance trade-off, in [0, 1]"""
+    clip_coef: float = 0.2
+    """PPO's policy-ratio clip"""
+    ent_coef: float = 0.01
+    """weight of the entropy bonus (exploration)"""
+    vf_coef: float = 0.5
+    """weight of the value loss"""
+    max_grad_norm: float = 0.5
+    """gradients are clipped to this global norm"""
+    hidden: list[int] = field(default_factory=lambda: [256, 256])
+    """hidden layer sizes of the policy and value networks"""
+
+
+#: the checks of the PPO options every trainer has (:class:`PPOOptions`), worded alike
 PPO_CHECKS: tuple[Rule, ...] = (
     (("learning_rate", "clip_coef", "max_grad_norm"), lambda v: math.isfinite(v) and v > 0, "a positive number"),
     (("gamma", "gae_lambda"), lambda v: 0 <= v <= 1, "in [0, 1]"),
     (("ent_coef", "vf_coef"), lambda v: math.isfinite(v) and v >= 0, "0 or more"),
     (("hidden",), lambda v: bool(v) and min(v) >= 1, "one or more positive layer sizes"),
 )
+#: the check of every trainer's ``--seed``: the project's seed rule (None, where a trainer allows it, is unseeded)
+SEED_CHECK: Rule = (("seed",), lambda v: v is None or 0 <= v < SEED_LIMIT, SEED_RULE)
 
 
 def flag(name: str) -> str:
@@ -222,100 +259,3 @@ def torch_device(choice: str) -> str:
     if choice == "cuda" and not cuda:
         raise ValueError("--device cuda: torch sees no CUDA device here; use --device cpu (or auto)")
     return "cuda" if choice == "cuda" or (choice == "auto" and cuda) else "cpu"
-
-
-# ---------------------------------------------------------------------------------------------- cardenvs train
-#: the options of ``cardenvs train`` a resumed run may take anew (the others must repeat the stored value)
-TRAIN_RESUME_MAY_CHANGE = ("total_decisions", "minutes", "checkpoint_every", "eval_every", "eval_games",
-                           "final_games", "torch_threads", "device", "progress_bar")
-#: the checks of ``cardenvs train``'s options
-TRAIN_CHECKS: tuple[Rule, ...] = (
-    at_least(1, "total_decisions", "num_envs", "num_steps", "minibatch_size", "update_epochs", "torch_threads",
-             "snapshot_every", "checkpoint_every"),
-    at_least(0, "eval_every", "eval_games", "final_games", "max_snapshots"),
-    (("seed",), lambda v: 0 <= v < 2**63, "in [0, 2**63)"), *PPO_CHECKS,
-    (("truncation_reward",), math.isfinite, "a finite number"),
-    (("league_share",), lambda v: 0 <= v <= 1, "in [0, 1]"),
-    (("minutes",), lambda v: math.isfinite(v) and v >= 0, "0 or more"),
-)
-
-
-def parse_train_args(argv: Sequence[str], defaults: Any = None, prog: str | None = None) -> Any:
-    """``cardenvs train``'s command line ``GAME [options]`` as a `cardenvs.training.selfplay.Run`, with GAME's
-    recipe (or ``defaults``) as the defaults; a malformed one exits with tyro's message and code 2.
-
-    Args:
-        argv: the arguments.
-        defaults: the values of the options not given, instead of the recipe's (e.g. a resumed run's).
-        prog: how the command was started (default: ``cardenvs train``).
-    """
-    from cardenvs.training import selfplay
-    from cardenvs.training.recipes import recipe
-
-    description = (f"Self-play PPO on a cardenvs game (GAME: {', '.join(cardenvs.available_envs())}) by its recipe, "
-                   "whose defaults --help shows when GAME is given: every seat of every game learns.\n\n"
-                   + resume_note(TRAIN_RESUME_MAY_CHANGE))
-    return parse_game_command(selfplay.Run, argv, prog or selfplay.PROG, description,
-                              lambda game: recipe(game).defaults, defaults)
-
-
-def settle_train_args(argv: Sequence[str], prog: str | None = None) -> Any:
-    """The arguments of this invocation of ``cardenvs train``: the command line's, or those of the run it resumes
-    (:func:`cardenvs.training.runs.settle`)."""
-    from cardenvs.training import runs, selfplay
-
-    return runs.settle_command_line(lambda defaults: parse_train_args(argv, defaults, prog), selfplay.RUNS_DIR,
-                                    TRAIN_RESUME_MAY_CHANGE, game="GAME")
-
-
-def resolve_train_args(args: Any) -> Any:
-    """``cardenvs train``'s arguments with the defaults that depend on others filled in; ValueError for a setting
-    that cannot work."""
-    from cardenvs.training import runs, selfplay
-
-    filled = runs.resolve(args, selfplay.RUNS_DIR, TRAIN_CHECKS)
-    torch_device(filled.device)
-    if filled.league_share > 0 and not filled.league:
-        raise ValueError("--league needs at least one entry while --league-share is above 0")
-    return filled
-
-
-def train(argv: Sequence[str], prog: str) -> int:
-    """``cardenvs train GAME [options]``: check every argument, train, print the final tournament; the exit code
-    (:func:`cardenvs.training.runs.run_command`).
-
-    Args:
-        argv: the arguments.
-        prog: how the command was started, for ``--help`` and the messages.
-    """
-    from cardenvs.training import runs, selfplay
-
-    trainer: selfplay.Trainer | None = None
-
-    def run(args: selfplay.Run) -> str | None:
-        nonlocal trainer
-        runs.write_run_args(args)
-        trainer = selfplay.Trainer(args)
-        budget = f"{args.total_decisions} decisions" + (f" or {args.minutes:g} minutes" if args.minutes else "")
-        print(f"training {args.env_id} for {budget} in {trainer.dir} on {trainer.device}"
-              + (f" (resumed at {trainer.decisions})" if trainer.resumed else ""))
-        trainer.train()
-        print(f"saved {trainer.dir / selfplay.MODEL_NAME} after {trainer.decisions} decisions "
-              f"({trainer.train_seconds:.0f} s, {trainer.decisions / max(trainer.train_seconds, 1e-9):,.0f}/s)")
-
-        def load() -> Any:  # the model as saved, for its matches against the rule-based agent and random
-            from cardenvs.agents.selfplay import SelfPlayAgent
-
-            return SelfPlayAgent.load(trainer.dir / selfplay.MODEL_NAME, args.env_id, trainer.layout,
-                                      trainer.venv.num_actions)
-
-        return runs.final_results(load, args.env_id, args.final_games, args.seed + 1, trainer.dir)
-
-    def interrupted(args: selfplay.Run) -> str:
-        if trainer is not None:
-            trainer.checkpoint()
-        return (f"interrupted at {trainer.decisions if trainer else 0} decisions; continue with: "
-                + runs.resume_command(f"{prog} {args.env_id}", args.run_dir))
-
-    return runs.run_command(prog, "train", lambda: resolve_train_args(settle_train_args(argv, prog)), ("torch",),
-                            run, interrupted)

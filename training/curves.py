@@ -17,7 +17,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
-EXIT_USAGE = 2
+from cardenvs.core.exit_codes import EXIT_USAGE
+
 PANEL_SIZE = (4.0, 3.0)  # inches per game
 SECONDS_PER_MINUTE = 60.0
 

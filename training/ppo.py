@@ -43,8 +43,18 @@ from pathlib import Path
 from typing import Annotated, Any
 
 import cardenvs
+from cardenvs.core.rng import narrowed_seed, offset_seed
 from cardenvs.training import runs
-from cardenvs.training.cli import PPO_CHECKS, at_least, invocation, registered_env, resume_note, shown_default
+from cardenvs.training.cli import (
+    PPO_CHECKS,
+    SEED_CHECK,
+    PPOOptions,
+    at_least,
+    invocation,
+    registered_env,
+    resume_note,
+    shown_default,
+)
 from cardenvs.training.runs import MODEL_INFO_NAME, PERIODIC_DEFAULT, SNAPSHOTS, TENSORBOARD_DIR
 
 #: the game trained on unless --env-id says otherwise
@@ -60,8 +70,9 @@ TB_LOG_NAME = "ppo"
 #: options a resumed run may take anew from the command line (the others must match the stored run)
 RESUME_MAY_CHANGE = ("total_decisions", "checkpoint_every", "eval_every", "eval_games", "final_games",
                      "torch_threads", "progress_bar")
-#: seeds must fit numpy's legacy seeding (stable-baselines3 seeds it), with room for the decisions added to them
-MAX_SEED = 2**31 - 1
+#: stable-baselines3 seeds numpy's legacy generator (32 bits) with the seed plus each env's index: the run's seed
+#: reaches it narrowed below this (:func:`cardenvs.core.rng.narrowed_seed`)
+SB3_SEED_LIMIT = 2**31
 #: stable-baselines3's PPO needs minibatches of two samples or more
 MIN_MINIBATCH_SIZE = 2
 #: the modules of the ``train`` extra a run imports
@@ -69,10 +80,14 @@ NEEDS = ("torch", "stable_baselines3", "sb3_contrib")
 
 
 @dataclass
-class Args:
-    """Everything a run depends on. Each field is the ``--option`` of the same name (``_`` written ``-``) and its
-    docstring, on one line, is the option's help."""
+class Args(PPOOptions):
+    """Everything a run depends on: the PPO options (:class:`~cardenvs.training.cli.PPOOptions`, with this
+    adapter's defaults), then the run's. Each field is the ``--option`` of the same name (``_`` written ``-``) and
+    its docstring, on one line, is the option's help."""
 
+    learning_rate: float = 3e-4
+    gamma: float = 0.99
+    hidden: list[int] = field(default_factory=lambda: [64, 64])
     env_id: Annotated[str, registered_env(DEFAULT_ENV_ID)] = DEFAULT_ENV_ID
     """the game to train on"""
     total_decisions: int = 300_000
@@ -81,26 +96,6 @@ class Args:
     """games played in lockstep"""
     num_steps: int = 64
     """learner decisions per game between two updates (rollout length)"""
-    minibatch_size: int = 4096
-    """decisions per gradient step (at most --num-envs × --num-steps)"""
-    update_epochs: int = 2
-    """passes over each rollout"""
-    learning_rate: float = 3e-4
-    """Adam's step size"""
-    gamma: float = 0.99
-    """discount per learner decision, in [0, 1]"""
-    gae_lambda: float = 0.95
-    """GAE's bias/variance trade-off, in [0, 1]"""
-    clip_coef: float = 0.2
-    """PPO's policy-ratio clip"""
-    ent_coef: float = 0.01
-    """weight of the entropy bonus (exploration)"""
-    vf_coef: float = 0.5
-    """weight of the value loss"""
-    max_grad_norm: float = 0.5
-    """gradients are clipped to this global norm"""
-    hidden: list[int] = field(default_factory=lambda: [64, 64])
-    """hidden layer sizes of the policy and value networks"""
     league: list[str] = field(default_factory=lambda: ["heuristic", "random", SNAPSHOTS])
     """who sits at the other seats: agent specs (random, heuristic, ppo:PATH) and 'snapshots' of the learner"""
     snapshot_every: Annotated[int | None, shown_default(PERIODIC_DEFAULT, "INT")] = None
@@ -122,7 +117,7 @@ class Args:
     resume_if_present: bool = False
     """like --resume when --run-dir holds a run, otherwise start a new one"""
     seed: int = 0
-    """seed of the games, the network's initialisation and the evaluations"""
+    """seed of the games, the network's initialisation and the evaluations, from 0 to 2**64-1"""
     torch_threads: int = 1
     """CPU threads for torch (small networks run fastest on one)"""
     progress_bar: bool = True
@@ -153,8 +148,7 @@ def parse_args(argv: Sequence[str] | None = None, defaults: Args | None = None) 
 #: the checks of the options
 CHECKS = (at_least(1, "total_decisions", "num_envs", "num_steps", "update_epochs", "snapshot_every", "checkpoint_every",
                    "torch_threads"),
-          at_least(0, "eval_every", "eval_games", "final_games", "max_snapshots", "seed"),
-          (("seed",), lambda seed: seed <= MAX_SEED, f"at most {MAX_SEED}"), *PPO_CHECKS)
+          at_least(0, "eval_every", "eval_games", "final_games", "max_snapshots"), SEED_CHECK, *PPO_CHECKS)
 
 
 def resolve(args: Args) -> Args:
@@ -184,7 +178,7 @@ def make_league(args: Args) -> list:
 
     layout = cardenvs.env(args.env_id).layout
     specs = [spec for spec in args.league if spec != SNAPSHOTS]
-    return [make_agent(spec, args.env_id, layout, seed=args.seed + k) for k, spec in enumerate(specs)]
+    return [make_agent(spec, args.env_id, layout, seed=offset_seed(args.seed, k)) for k, spec in enumerate(specs)]
 
 
 def build_model(args: Args, env: Any, tensorboard_log: str | None = None) -> Any:
@@ -201,8 +195,8 @@ def build_model(args: Args, env: Any, tensorboard_log: str | None = None) -> Any
         "MlpPolicy", env, learning_rate=args.learning_rate, n_steps=args.num_steps, batch_size=args.minibatch_size,
         n_epochs=args.update_epochs, gamma=args.gamma, gae_lambda=args.gae_lambda, clip_range=args.clip_coef,
         ent_coef=args.ent_coef, vf_coef=args.vf_coef, max_grad_norm=args.max_grad_norm,
-        policy_kwargs={"net_arch": list(args.hidden)}, tensorboard_log=tensorboard_log, seed=args.seed, device="cpu",
-        verbose=0,
+        policy_kwargs={"net_arch": list(args.hidden)}, tensorboard_log=tensorboard_log,
+        seed=narrowed_seed(args.seed, SB3_SEED_LIMIT), device="cpu", verbose=0,
     )
 
 
@@ -237,7 +231,7 @@ class Run:
                 self.pool.add_snapshot(self._load_snapshot(name))
         # A resumed run plays new games: the seed moves on with the decisions made.
         self.env = VecMonitor(LearnerVecEnv(args.env_id, args.num_envs, self.pool, illegal_action="raise",
-                                            seed=args.seed + self.state.get("decisions", 0)))
+                                            seed=offset_seed(args.seed, self.state.get("decisions", 0))))
         if self.resumed:
             self.model = MaskablePPO.load(checkpoint, env=self.env, device="cpu")
             self.model._last_obs = None  # the env restarted: learn() resets it instead of using the saved batch
@@ -293,8 +287,8 @@ class Run:
                 self.model.logger.record(name, value)
 
         self.state["evaluations"].append(runs.evaluate(
-            self.args.env_id, self.learner_agent(), self.args.eval_games, self.args.seed + self.decisions, self.dir,
-            self.decisions, record))
+            self.args.env_id, self.learner_agent(), self.args.eval_games, offset_seed(self.args.seed, self.decisions),
+            self.dir, self.decisions, record))
         self.state["last_evaluation"] = self.decisions
 
     def wall_seconds(self) -> float:
@@ -364,7 +358,8 @@ class Run:
         from cardenvs.agents.ppo import PolicyAgent
 
         return runs.final_results(lambda: PolicyAgent.load(self.dir / MODEL_NAME, self.args.env_id, self.layout),
-                                  self.args.env_id, self.args.final_games, self.args.seed + 1, self.dir)
+                                  self.args.env_id, self.args.final_games, offset_seed(self.args.seed, 1), self.dir,
+                                  progress=self.args.progress_bar)
 
 
 def interrupted_hint(run: Run | None, run_dir: Path) -> str:

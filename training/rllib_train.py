@@ -34,14 +34,18 @@ import sys
 import tempfile
 import typing
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Annotated, Any, Literal
 
 import cardenvs
+from cardenvs.core.exit_codes import EXIT_FAILURE, EXIT_INTERRUPTED, EXIT_USAGE
+from cardenvs.core.rng import narrowed_seed, offset_seed
 from cardenvs.training import runs
 from cardenvs.training.cli import (
     PPO_CHECKS,
+    SEED_CHECK,
+    PPOOptions,
     at_least,
     check_options,
     invocation,
@@ -51,7 +55,6 @@ from cardenvs.training.cli import (
     shown_default,
     tyro_missing,
 )
-from cardenvs.training.runs import EXIT_FAILURE, EXIT_INTERRUPTED, EXIT_USAGE
 
 #: the name the cardenvs env creator is registered under with ``ray.tune.registry.register_env``
 ENV_NAME = "cardenvs_pettingzoo"
@@ -82,25 +85,32 @@ PolicyMode = Literal["shared", "per-seat"]
 POLICY_MODES: tuple[str, ...] = typing.get_args(PolicyMode)
 #: the game trained on unless --env-id says otherwise
 DEFAULT_ENV_ID = "slabberjan_v0"
+#: RLlib seeds numpy's legacy generator (32 bits) with the seed plus each worker's and env's index: the run's seed
+#: reaches it narrowed below this (:func:`cardenvs.core.rng.narrowed_seed`)
+RLLIB_SEED_LIMIT = 2**31
 
 
 #: the checks of the options (those of the optional ones in :data:`OPTIONAL_CHECKS`)
 CHECKS = (at_least(1, "iterations", "num_envs_per_env_runner", "train_batch_size", "minibatch_size", "update_epochs"),
           at_least(0, "num_env_runners", "checkpoint_every", "final_games"))
 #: the checks of the options that may be None (not checked then)
-OPTIONAL_CHECKS = (*PPO_CHECKS, (("players", "num_cpus"), lambda v: v is None or v >= 1, "at least 1"),
-                   (("seed",), lambda v: v is None or v >= 0, "0 or more"))
+OPTIONAL_CHECKS = (*PPO_CHECKS, (("players", "num_cpus"), lambda v: v is None or v >= 1, "at least 1"), SEED_CHECK)
 
 
 @dataclass
-class RLlibTrainArgs:
-    """Arguments of `train` and of the command line: each field is the ``--option`` of the same name (``_`` written
+class RLlibTrainArgs(PPOOptions):
+    """Arguments of `train` and of the command line: the PPO options (:class:`~cardenvs.training.cli.PPOOptions`,
+    with this adapter's defaults), then the run's. Each field is the ``--option`` of the same name (``_`` written
     ``-``) and its docstring, on one line, is the option's help.
 
     The fields that may be None: ``players`` (the game's default), ``address`` (start a local Ray instance),
     ``num_cpus`` (every CPU), ``run_dir`` (``runs/rllib/<env-id>``) and ``seed`` (unseeded).
     """
 
+    minibatch_size: int = 256
+    update_epochs: int = 4
+    learning_rate: float = 3e-4
+    gamma: float = 0.99
     env_id: Annotated[str, registered_env(DEFAULT_ENV_ID)] = DEFAULT_ENV_ID
     """the cardenvs env to train on"""
     players: Annotated[int | None, shown_default("the game's", "INT")] = None
@@ -115,26 +125,6 @@ class RLlibTrainArgs:
     """games each EnvRunner steps side by side"""
     train_batch_size: int = 4000
     """env steps sampled per iteration (per learner)"""
-    minibatch_size: int = 256
-    """decisions per gradient step"""
-    update_epochs: int = 4
-    """passes over each iteration's batch"""
-    learning_rate: float = 3e-4
-    """Adam's step size"""
-    gamma: float = 0.99
-    """discount per decision, in [0, 1]"""
-    gae_lambda: float = 0.95
-    """GAE's bias/variance trade-off, in [0, 1]"""
-    clip_coef: float = 0.2
-    """PPO's policy-ratio clip"""
-    ent_coef: float = 0.01
-    """weight of the entropy bonus (exploration)"""
-    vf_coef: float = 0.5
-    """weight of the value loss"""
-    max_grad_norm: float = 0.5
-    """gradients are clipped to this global norm"""
-    hidden: list[int] = field(default_factory=lambda: [256, 256])
-    """hidden layer sizes of the policy and of the value network"""
     address: Annotated[str | None, shown_default("none: start a local Ray instance", "ADDRESS")] = None
     """Ray cluster to join (HOST:PORT, auto, ray://HOST:10001), with its auth token if one is found"""
     num_cpus: Annotated[int | None, shown_default("every CPU of this machine", "INT")] = None
@@ -150,7 +140,7 @@ class RLlibTrainArgs:
     resume_if_present: bool = False
     """like --resume when --run-dir holds a run, otherwise start a new one"""
     seed: Annotated[int | None, option(metavar="INT")] = 0
-    """seed of torch, numpy and each env's first reset (later games continue the env's seed stream)"""
+    """seed of torch, numpy and each env's first reset, from 0 to 2**64-1 (later games continue the env's stream)"""
 
     def validate(self) -> None:
         """Raise ValueError naming the option and what is allowed, for the first bad field."""
@@ -286,7 +276,7 @@ def build_config(args: RLlibTrainArgs, module_class: type | None = None) -> Any:
         )
     )
     if args.seed is not None:
-        config = config.debugging(seed=args.seed)
+        config = config.debugging(seed=narrowed_seed(args.seed, RLLIB_SEED_LIMIT))
     return config
 
 
@@ -450,7 +440,7 @@ def play_final_tournament(args: RLlibTrainArgs) -> str | None:
     info = runs.model_info(args, "cardenvs.training.rllib_train", runs.command_line(command(), args))
     return runs.final_results(
         lambda: RLlibAgent.load(checkpoint_path(args), args.env_id, env.layout, num_actions=env.num_actions),
-        args.env_id, args.final_games, 1 if args.seed is None else args.seed + 1, Path(args.resolved_run_dir), info)
+        args.env_id, args.final_games, offset_seed(args.seed or 0, 1), Path(args.resolved_run_dir), info)
 
 
 def interrupted_hint(args: RLlibTrainArgs) -> str:

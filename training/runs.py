@@ -23,6 +23,7 @@ from pathlib import Path
 from typing import Any, TypeVar
 
 import cardenvs
+from cardenvs.core.exit_codes import EXIT_FAILURE, EXIT_INTERRUPTED, EXIT_USAGE
 from cardenvs.training import cli
 from cardenvs.training.cli import flag, shown
 
@@ -33,10 +34,6 @@ MODEL_INFO_NAME = "model.json"
 TENSORBOARD_DIR = "tb"
 #: options that say how to start, not what the run is
 RESUME_FLAGS = ("resume", "resume_if_present")
-#: the exit codes of the training scripts: a failure (an extra missing, no cluster), a usage error, an interruption
-EXIT_FAILURE = 1
-EXIT_USAGE = 2
-EXIT_INTERRUPTED = 130
 #: the league entry that stands for frozen snapshots of the learner, taken as training goes
 SNAPSHOTS = "snapshots"
 #: periodic events (snapshots, checkpoints, evaluations) default to this many per run
@@ -262,7 +259,8 @@ def as_flags(args: Any, leave_out: Sequence[str] = ()) -> list[str]:
     return flags
 
 
-def tournament(env_id: str, agents: list, games: int, seed: int, results_path: Path) -> dict | None:
+def tournament(env_id: str, agents: list, games: int, seed: int, results_path: Path,
+               progress: bool = False) -> dict | None:
     """``cardenvs.evaluation.run_tournament``'s per-agent stats by agent name (None when ``games`` is 0).
 
     Args:
@@ -271,13 +269,14 @@ def tournament(env_id: str, agents: list, games: int, seed: int, results_path: P
         games: games to play (rounded up to whole duplicate sets by the tournament).
         seed: the tournament's seed.
         results_path: the tournament's JSON-lines results file (kept in the run directory).
+        progress: show the tournament's progress bar.
     """
     if games <= 0:
         return None
     from cardenvs.evaluation import run_tournament
 
     results_path.parent.mkdir(parents=True, exist_ok=True)
-    result = run_tournament(env_id, agents, games, seed=seed, progress=False, results_path=results_path)
+    result = run_tournament(env_id, agents, games, seed=seed, progress=progress, results_path=results_path)
     return dict(result.stats)
 
 
@@ -343,8 +342,10 @@ def write_scalars(log_dir: Path, step: int, scalars: dict[str, float]) -> None:
         add_scalars(writer, step, scalars)
 
 
-def final_tournament(env_id: str, agent: Any, games: int, seed: int, run_dir: Path) -> tuple[dict[str, Any], str]:
-    """A trained agent against each of :data:`FINAL_OPPONENTS`, a duplicate-deal match each, played afresh.
+def final_tournament(env_id: str, agent: Any, games: int, seed: int, run_dir: Path,
+                     progress: bool = False) -> tuple[dict[str, Any], str]:
+    """A trained agent against each of :data:`FINAL_OPPONENTS`, a duplicate-deal match each, played afresh; a line
+    says when each match starts.
 
     Args:
         env_id: the game.
@@ -352,23 +353,25 @@ def final_tournament(env_id: str, agent: Any, games: int, seed: int, run_dir: Pa
         games: games of each match.
         seed: the matches' seed.
         run_dir: the run directory (the results files go to its ``tournaments/`` folder, replaced).
+        progress: show each match's progress bar.
 
     Returns:
         What ``model.json`` records (``games``, ``seed``, ``matches``), and the printed table.
     """
     lines = [f"{env_id}: {games} games per match, seed {seed}"]
     matches = []
-    for other in FINAL_OPPONENTS:
+    for number, other in enumerate(FINAL_OPPONENTS, 1):
+        print(f"final match {number}/{len(FINAL_OPPONENTS)}: {agent.name} vs {other}, {games:,} games", flush=True)
         path = run_dir / TOURNAMENTS_DIR / f"final_{other}.jsonl"
         path.unlink(missing_ok=True)  # the model was just saved: always a fresh tournament
-        rows = match_rows(tournament(env_id, [agent, other], games, seed=seed, results_path=path))
+        rows = match_rows(tournament(env_id, [agent, other], games, seed=seed, results_path=path, progress=progress))
         matches.append({"agents": [agent.name, other], "results": rows})
         lines += match_table(f"{agent.name} vs {other}", rows)
     return {"games": games, "seed": seed, "matches": matches}, "\n".join(lines)
 
 
 def final_results(load: Callable[[], Any], env_id: str, games: int, seed: int, run_dir: Path,
-                  info: dict[str, Any] | None = None) -> str | None:
+                  info: dict[str, Any] | None = None, progress: bool = False) -> str | None:
     """The final tournament of a saved model (:func:`final_tournament`), recorded with ``info`` in ``model.json``;
     the printed table (None, and nothing played or written, when ``games`` is 0).
 
@@ -380,6 +383,7 @@ def final_results(load: Callable[[], Any], env_id: str, games: int, seed: int, r
         run_dir: the run directory.
         info: how the model was trained (:func:`model_info`; default: what ``model.json`` holds, written with the
             model).
+        progress: show each match's progress bar.
     """
     if games <= 0:
         return None
@@ -387,7 +391,7 @@ def final_results(load: Callable[[], Any], env_id: str, games: int, seed: int, r
         info = json.loads((run_dir / MODEL_INFO_NAME).read_text())
     agent = load()
     agent.name = AGENT_NAME
-    record, table = final_tournament(env_id, agent, games, seed, run_dir)
+    record, table = final_tournament(env_id, agent, games, seed, run_dir, progress)
     write_json(run_dir / MODEL_INFO_NAME, {**info, "tournament": record})
     return table
 
@@ -437,7 +441,8 @@ class Timers:
 
 
 class Progress:
-    """A training loop's progress shown as it goes: a bar of learner decisions and TensorBoard scalars.
+    """A training loop's progress shown as it goes: a bar of learner decisions (with the minutes trained, where the
+    run has a time limit, which may end it long before its decisions) and TensorBoard scalars.
 
     Args:
         log_dir: the folder of the TensorBoard logs.
@@ -445,18 +450,22 @@ class Progress:
         done: learner decisions already made (a resumed run's).
         show: show the bar.
         label: the bar's label.
+        minutes: the run's time limit in minutes (0: none).
     """
 
-    def __init__(self, log_dir: Path, total: int, done: int, show: bool, label: str) -> None:
+    def __init__(self, log_dir: Path, total: int, done: int, show: bool, label: str, minutes: float = 0.0) -> None:
         from torch.utils.tensorboard import SummaryWriter
         from tqdm.auto import tqdm
 
-        self.writer = SummaryWriter(str(log_dir))
+        self.writer, self.minutes = SummaryWriter(str(log_dir)), minutes
         self.bar = tqdm(total=total, initial=min(done, total), unit="dec", disable=not show, dynamic_ncols=True,
                         desc=label)
 
-    def update(self, made: int, decisions: int, scalars: dict[str, float]) -> None:
-        """After an update: ``made`` more decisions (``decisions`` in all, the scalars' step) and its ``scalars``."""
+    def update(self, made: int, decisions: int, scalars: dict[str, float], train_seconds: float = 0.0) -> None:
+        """After an update: ``made`` more decisions (``decisions`` in all, the scalars' step), its ``scalars`` and the
+        run's training time so far (``train_seconds``)."""
+        if self.minutes:
+            self.bar.set_postfix_str(f"{train_seconds / 60:.1f} of {self.minutes:g} min", refresh=False)
         self.bar.update(min(made, max(0, self.bar.total - self.bar.n)))
         add_scalars(self.writer, decisions, scalars)
 
@@ -472,10 +481,10 @@ class UsageError(ValueError):
 
 def run_command(prog: str, extra: str, settle: Callable[[], ArgsT], needs: Sequence[str],
                 train: Callable[[ArgsT], str | None], interrupted: Callable[[ArgsT], str]) -> int:
-    """The shell of a training command; its exit code. Before anything starts, a missing extra or an argument
-    that is not allowed ends it with a one-line message (:data:`EXIT_FAILURE`, :data:`EXIT_USAGE`); an
-    interruption prints what was kept and how to go on (:data:`EXIT_INTERRUPTED`); a finished run prints its
-    final table.
+    """The shell of a training command; its exit code (:mod:`cardenvs.core.exit_codes`). Before anything starts,
+    a missing extra or an argument that is not allowed ends it with a one-line message (``EXIT_FAILURE``,
+    ``EXIT_USAGE``); an interruption prints what was kept and how to go on (``EXIT_INTERRUPTED``); a finished run
+    prints its final table.
 
     Args:
         prog: how the command was started, for the messages.

@@ -3,10 +3,11 @@
 ``cardenvs train GAME [options]`` trains by GAME's recipe (:mod:`~cardenvs.training.recipes`). Top to bottom: the
 options; the rollout (``--num-envs`` games in lockstep, a ``--league-share`` of them with a league opponent on one
 side of the table); the per-seat credit (a reward goes to the seat's latest decision) and GAE along each seat's chain
-of decisions; the clipped PPO update on ``--device``; the league of fixed agents and snapshots; checkpoint and resume.
-A recipe's extensions (``shaping``: rewards before GAE; ``auxiliary``: a head and a loss term; ``open_chains``:
-decisions that wait for the next rollout), the run shell (``runs``) and the command line (``cli``) are modules of
-:mod:`cardenvs.training`.
+of decisions; the clipped PPO update on ``--device``; the league of fixed agents and snapshots; checkpoint and resume;
+last, the command line, whose output names each phase of a run (start-up, training with its progress, the final
+matches with their size). A recipe's extensions (``shaping``: rewards before GAE; ``auxiliary``: a head and a loss
+term; ``open_chains``: decisions that wait for the next rollout), the run shell (``runs``) and what the trainers'
+command lines share (``cli``) are modules below this one; nothing below imports it.
 """
 
 from __future__ import annotations
@@ -17,6 +18,7 @@ os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")  # idle OpenMP threads (numb
 
 import copy
 import dataclasses
+import math
 import sys
 import time
 from collections.abc import Mapping, Sequence
@@ -27,6 +29,7 @@ from typing import Annotated, Any, Literal
 import numpy as np
 
 import cardenvs
+from cardenvs.core.rng import offset_seed
 from cardenvs.training import cli, open_chains, runs
 from cardenvs.training.auxiliary import AuxiliaryTask
 from cardenvs.training.recipes import Recipe, recipe
@@ -42,8 +45,9 @@ RUN_STATE = ("decisions", "updates", "train_seconds", "evaluations", "last", "sn
 
 
 @dataclass
-class Args:
-    """The core options: each field is the ``--option`` of the same name and its docstring the option's help."""
+class Args(cli.PPOOptions):
+    """The core options: the PPO options (:class:`~cardenvs.training.cli.PPOOptions`, with their defaults here),
+    then the run's; each field is the ``--option`` of the same name and its docstring the option's help."""
 
     total_decisions: int = 20_000_000
     """learner decisions to train for, in all (a resumed run counts those already made)"""
@@ -53,26 +57,6 @@ class Args:
     """games played in lockstep"""
     num_steps: int = 32
     """env steps per rollout (each game makes one decision per step; the learner's are kept)"""
-    minibatch_size: int = 4096
-    """decisions per gradient step"""
-    update_epochs: int = 2
-    """passes over each rollout"""
-    learning_rate: float = 1e-3
-    """Adam's step size at the start (annealed linearly to 0)"""
-    gamma: float = 0.995
-    """discount per decision of a seat, in [0, 1]"""
-    gae_lambda: float = 0.95
-    """GAE's bias/variance trade-off, in [0, 1]"""
-    clip_coef: float = 0.2
-    """PPO's policy-ratio clip"""
-    ent_coef: float = 0.01
-    """weight of the entropy bonus (exploration)"""
-    vf_coef: float = 0.5
-    """weight of the value loss"""
-    max_grad_norm: float = 0.5
-    """gradients are clipped to this global norm"""
-    hidden: list[int] = field(default_factory=lambda: [256, 256])
-    """hidden layer sizes of the network's trunk"""
     league: list[str] = field(default_factory=lambda: ["heuristic", "random", runs.SNAPSHOTS])
     """who sits at the other seats of league games: agent specs (random, heuristic, ppo:PATH) and 'snapshots'"""
     league_share: float = 0.5
@@ -98,7 +82,7 @@ class Args:
     resume_if_present: bool = False
     """like --resume when --run-dir holds a run, otherwise start a new one"""
     seed: int = 0
-    """seed of the games, the network, the league draws and the evaluations"""
+    """seed of the games, the network, the league draws and the evaluations, from 0 to 2**64-1"""
     torch_threads: int = 2
     """CPU threads for torch"""
     device: Literal["auto", "cpu", "cuda"] = "auto"
@@ -165,7 +149,7 @@ class Trainer:
         self.optimizer = th.optim.Adam(self.network.parameters(), lr=args.learning_rate, eps=1e-5)
         given = agents or {}
         self.fixed = {spec: given[spec] if spec in given else make_agent(spec, args.env_id, self.layout,
-                                                                         seed=args.seed + k)
+                                                                         seed=offset_seed(args.seed, k))
                       for k, spec in enumerate(args.league) if spec != runs.SNAPSHOTS}
         self.snapshots: list[tuple[int, dict]] = []  # (decisions when taken, network weights on the CPU)
         self.decisions, self.updates, self.train_seconds, self.evaluations = 0, 0, 0.0, []
@@ -202,7 +186,7 @@ class Trainer:
                 network = self.new_network()
                 network.load_state_dict(weights)
                 agents.append(SelfPlayAgent(network, deterministic=False, name=f"snapshot_{decisions}",
-                                            seed=self.args.seed + decisions))
+                                            seed=offset_seed(self.args.seed, decisions)))
                 entries.append(runs.SNAPSHOTS)
         return agents, entries
 
@@ -236,7 +220,7 @@ class Trainer:
         rows, aux_size = np.arange(n), self.aux.size if self.aux else 0
         buffer = Rollout(carry + args.num_steps, n, self.layout.size, venv.num_actions, aux_size)
         progress = runs.Progress(self.dir / runs.TENSORBOARD_DIR, args.total_decisions, self.decisions,
-                                 args.progress_bar, args.env_id)
+                                 args.progress_bar, args.env_id, args.minutes)
         obs, masks, current = venv.reset(seed=cardenvs.game_seed(args.seed, self.updates))  # a resumed run: new games
         league, entries = self.league_agents()
         learner, opponent = np.zeros((n, self.num_players), bool), np.full(n, -1)
@@ -291,7 +275,7 @@ class Trainer:
                 **{f"train/{name}": value for name, value in stats.items()},
                 "train/decisions_per_second": self.decisions / max(self.train_seconds, 1e-9),
                 **{f"games/return_vs_{name}": np.mean(returns) for name, returns in finished.items()},
-                **{f"time/{part}_share": share for part, share in self.timers.shares().items()}})
+                **{f"time/{part}_share": share for part, share in self.timers.shares().items()}}, self.train_seconds)
             finished, paused = {}, time.monotonic()
             if self.periodic_events():
                 league, entries = self.league_agents()
@@ -433,8 +417,9 @@ class Trainer:
             self.last["snapshot"], changed = self.decisions, True
         if args.eval_every and args.eval_games and self.decisions - self.last["evaluation"] >= args.eval_every:
             agent = SelfPlayAgent(copy.deepcopy(self.network).cpu(), name=runs.AGENT_NAME)  # a copy: training goes on
-            self.evaluations.append(runs.evaluate(args.env_id, agent, args.eval_games, args.seed + self.decisions,
-                                                  self.dir, self.decisions, train_seconds=round(self.train_seconds, 1)))
+            self.evaluations.append(runs.evaluate(args.env_id, agent, args.eval_games,
+                                                  offset_seed(args.seed, self.decisions), self.dir, self.decisions,
+                                                  train_seconds=round(self.train_seconds, 1)))
             self.last["evaluation"] = self.decisions
         if self.decisions - self.last["checkpoint"] >= args.checkpoint_every:
             self.checkpoint()
@@ -464,9 +449,113 @@ class Trainer:
             recipe=self.recipe.extensions(), evaluations=self.evaluations, device=str(self.device)))
 
 
+# ---------------------------------------------------------------------------------------------- the command line
+#: the options of ``cardenvs train`` a resumed run may take anew (the others must repeat the stored value)
+RESUME_MAY_CHANGE = ("total_decisions", "minutes", "checkpoint_every", "eval_every", "eval_games", "final_games",
+                     "torch_threads", "device", "progress_bar")
+#: the checks of ``cardenvs train``'s options
+CHECKS: tuple[cli.Rule, ...] = (
+    cli.at_least(1, "total_decisions", "num_envs", "num_steps", "minibatch_size", "update_epochs", "torch_threads",
+                 "snapshot_every", "checkpoint_every"),
+    cli.at_least(0, "eval_every", "eval_games", "final_games", "max_snapshots"),
+    cli.SEED_CHECK, *cli.PPO_CHECKS,
+    (("truncation_reward",), math.isfinite, "a finite number"),
+    (("league_share",), lambda v: 0 <= v <= 1, "in [0, 1]"),
+    (("minutes",), lambda v: math.isfinite(v) and v >= 0, "0 or more"),
+)
+#: the phases of a run as the command names them
+PHASES = ("start-up", "training", "final matches")
+
+
+def parse_args(argv: Sequence[str], defaults: Run | None = None, prog: str = PROG) -> Run:
+    """``cardenvs train``'s command line ``GAME [options]`` as a `Run`, with GAME's recipe (or ``defaults``) as the
+    defaults; a malformed one exits with tyro's message and code 2.
+
+    Args:
+        argv: the arguments.
+        defaults: the values of the options not given, instead of the recipe's (e.g. a resumed run's).
+        prog: how the command was started.
+    """
+    description = (f"Self-play PPO on a cardenvs game (GAME: {', '.join(cardenvs.available_envs())}) by its recipe, "
+                   "whose defaults --help shows when GAME is given: every seat of every game learns.\n\n"
+                   + cli.resume_note(RESUME_MAY_CHANGE))
+    return cli.parse_game_command(Run, argv, prog, description, lambda game: recipe(game).defaults, defaults)
+
+
+def settle_args(argv: Sequence[str], prog: str = PROG) -> Run:
+    """The arguments of this invocation of ``cardenvs train``: the command line's, or those of the run it resumes
+    (:func:`cardenvs.training.runs.settle`).
+
+    Args:
+        argv: the arguments.
+        prog: how the command was started.
+    """
+    return runs.settle_command_line(lambda defaults: parse_args(argv, defaults, prog), RUNS_DIR, RESUME_MAY_CHANGE,
+                                    game="GAME")
+
+
+def resolve_args(args: Run) -> Run:
+    """``cardenvs train``'s arguments with the defaults that depend on others filled in; ValueError for a setting
+    that cannot work.
+
+    Args:
+        args: the parsed arguments.
+    """
+    filled = runs.resolve(args, RUNS_DIR, CHECKS)
+    cli.torch_device(filled.device)
+    if filled.league_share > 0 and not filled.league:
+        raise ValueError("--league needs at least one entry while --league-share is above 0")
+    return filled
+
+
+def phase(number: int, text: str) -> None:
+    """Print the line that opens phase ``number`` (from 1) of :data:`PHASES`, at once."""
+    print(f"[{number}/{len(PHASES)}] {PHASES[number - 1]}: {text}", flush=True)
+
+
 def main(argv: Sequence[str] | None = None, prog: str = PROG) -> int:
-    """``cardenvs train GAME [options]``: :func:`cardenvs.training.cli.train` (default ``argv``: the process's)."""
-    return cli.train(sys.argv[1:] if argv is None else argv, prog)
+    """``cardenvs train GAME [options]``: check every argument, train, play the final matches; the exit code
+    (:func:`cardenvs.training.runs.run_command`).
+
+    Args:
+        argv: the arguments (default: the process's).
+        prog: how the command was started, for ``--help`` and the messages.
+    """
+    trainer: Trainer | None = None
+
+    def run(args: Run) -> str | None:
+        nonlocal trainer
+        runs.write_run_args(args)
+        league = ", ".join(spec for spec in args.league if spec != runs.SNAPSHOTS) or "none"
+        phase(1, f"{args.num_envs:,} games of {args.env_id}, the league ({league}) and the network (a game's rules "
+                 "compile on its first run on a machine, which can take a minute or more)")
+        trainer = Trainer(args)
+        budget = f"{args.total_decisions:,} decisions" + (f" or {args.minutes:g} minutes" if args.minutes else "")
+        phase(2, f"{args.env_id} for {budget} in {trainer.dir} on {trainer.device}"
+                 + (f" (resumed at {trainer.decisions:,})" if trainer.resumed else ""))
+        trainer.train()
+        print(f"saved {trainer.dir / MODEL_NAME} after {trainer.decisions:,} decisions "
+              f"({trainer.train_seconds:.0f} s, {trainer.decisions / max(trainer.train_seconds, 1e-9):,.0f}/s)")
+        if args.final_games > 0:
+            phase(3, f"{args.final_games:,} games against each of {', '.join(runs.FINAL_OPPONENTS)}")
+
+        def load() -> Any:  # the model as saved, for its matches against the rule-based agent and random
+            from cardenvs.agents.selfplay import SelfPlayAgent
+
+            return SelfPlayAgent.load(trainer.dir / MODEL_NAME, args.env_id, trainer.layout, trainer.venv.num_actions)
+
+        return runs.final_results(load, args.env_id, args.final_games, offset_seed(args.seed, 1), trainer.dir,
+                                  progress=args.progress_bar)
+
+    def interrupted(args: Run) -> str:
+        if trainer is not None:
+            trainer.checkpoint()
+        return (f"interrupted at {trainer.decisions if trainer else 0} decisions; continue with: "
+                + runs.resume_command(f"{prog} {args.env_id}", args.run_dir))
+
+    arguments = sys.argv[1:] if argv is None else argv
+    return runs.run_command(prog, "train", lambda: resolve_args(settle_args(arguments, prog)), ("torch",), run,
+                            interrupted)
 
 
 if __name__ == "__main__":

@@ -1,9 +1,9 @@
 """The ``cardenvs`` subcommands, one module each, and what they share.
 
 Every module here defines ``HELP`` (one line), ``add_arguments(parser)`` and ``run(args) -> int`` (a process
-exit code). User errors print a one-line message and return a non-zero code (:data:`USAGE_ERROR` for bad
-arguments); they never raise. Arguments that can be checked before any game is played (seeds, output paths)
-are checked first, so that nothing is played only to be lost.
+exit code, :mod:`cardenvs.core.exit_codes`). User errors print a one-line message and return a non-zero code
+(``EXIT_USAGE`` for bad arguments); they never raise. Arguments that can be checked before any game is played
+(seeds, output paths) are checked first, so that nothing is played only to be lost.
 """
 
 from __future__ import annotations
@@ -12,12 +12,11 @@ import argparse
 import os
 from pathlib import Path
 
-from cardenvs.evaluation.tournament import SEED_LIMIT, SEED_RULE
+from cardenvs.core.exit_codes import EXIT_USAGE
+from cardenvs.core.rng import SEED_LIMIT, SEED_RULE
 
-#: exit code for bad arguments (as argparse uses)
-USAGE_ERROR = 2
-#: exit code of a run stopped with Ctrl-C (128 + SIGINT, as shells report it)
-INTERRUPTED = 130
+#: the name ``cardenvs serve`` imports the usage error's exit code by (:data:`cardenvs.core.exit_codes.EXIT_USAGE`)
+USAGE_ERROR = EXIT_USAGE
 
 
 def seed_argument(text: str) -> int:

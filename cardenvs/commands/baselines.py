@@ -15,7 +15,8 @@ import sys
 from pathlib import Path
 
 import cardenvs
-from cardenvs.commands import INTERRUPTED, USAGE_ERROR, check_output_file, positive_int_argument, seed_argument
+from cardenvs.commands import check_output_file, positive_int_argument, seed_argument
+from cardenvs.core.exit_codes import EXIT_INTERRUPTED, EXIT_USAGE
 
 HELP = "rule-based agent vs random play in every game: the Baselines table"
 PROGRAM = "cardenvs baselines"
@@ -90,9 +91,9 @@ def run(args: argparse.Namespace) -> int:
             args.json.write_text(json.dumps({r.env_id: r.to_dict() for r in results}, indent=2) + "\n")
     except (ValueError, OSError) as error:
         print(f"{PROGRAM}: {error}", file=sys.stderr)
-        return USAGE_ERROR
+        return EXIT_USAGE
     except KeyboardInterrupt:
         print(f"\n{PROGRAM}: interrupted; the games played so far are saved: run the same command again to go on",
               file=sys.stderr)
-        return INTERRUPTED
+        return EXIT_INTERRUPTED
     return 0

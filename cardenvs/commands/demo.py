@@ -14,7 +14,8 @@ import sys
 
 import cardenvs
 from cardenvs.agents.base import act_in_env
-from cardenvs.commands import USAGE_ERROR, positive_int_argument, seed_argument
+from cardenvs.commands import positive_int_argument, seed_argument
+from cardenvs.core.exit_codes import EXIT_USAGE
 
 HELP = "play and print one game between the rule-based agents"
 #: the action name of a pass: passes in a row are summed up in one line, without a table
@@ -38,7 +39,7 @@ def run(args: argparse.Namespace) -> int:
         env = cardenvs.env(args.env_id, render_mode="ansi", **params)
     except (ValueError, TypeError) as error:
         print(f"cardenvs demo: {error}", file=sys.stderr)
-        return USAGE_ERROR
+        return EXIT_USAGE
     core = env.unwrapped
     agent = make_agent("heuristic", args.env_id, core.layout, seed=args.seed)
     env.reset(seed=args.seed)

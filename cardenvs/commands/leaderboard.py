@@ -24,14 +24,11 @@ import argparse
 import sys
 from pathlib import Path
 
-from cardenvs.commands import INTERRUPTED, USAGE_ERROR, check_output_file, positive_int_argument, seed_argument
-from cardenvs.commands.exploit import (
-    CURVE_GAMES,
-    CURVE_POINTS,
-    MISSING_EXTRA,
-    nonnegative_float_argument,
-    nonnegative_int_argument,
-)
+from cardenvs.commands import check_output_file, positive_int_argument, seed_argument
+from cardenvs.commands.exploit import nonnegative_float_argument, nonnegative_int_argument
+from cardenvs.core.exit_codes import EXIT_FAILURE, EXIT_INTERRUPTED, EXIT_USAGE
+from cardenvs.evaluation import leaderboard
+from cardenvs.training import exploit
 
 HELP = "rate every shipped agent of a game in a round robin, with each one's approximate exploitability"
 PROGRAM = "cardenvs leaderboard"
@@ -48,16 +45,18 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--exploit-agents", nargs="+", default=None, metavar="SPEC",
                         help="the agents whose best response is trained where none of this budget is saved; the "
                              "others show a saved one or none (default: every agent)")
-    parser.add_argument("--games", type=positive_int_argument, default=2000, help="games per match")
+    parser.add_argument("--games", type=positive_int_argument, default=leaderboard.DEFAULT_GAMES,
+                        help="games per match")
     parser.add_argument("--seed", type=seed_argument, default=0, help="the matches' seed (the same deals in each)")
-    parser.add_argument("--exploit-minutes", type=nonnegative_float_argument, default=10.0,
+    parser.add_argument("--exploit-minutes", type=nonnegative_float_argument,
+                        default=leaderboard.DEFAULT_EXPLOIT_MINUTES,
                         help="each best response's training budget in minutes (0: no exploitability)")
-    parser.add_argument("--exploit-games", type=positive_int_argument, default=2000,
+    parser.add_argument("--exploit-games", type=positive_int_argument, default=leaderboard.DEFAULT_GAMES,
                         help="games of each best response's final match")
-    parser.add_argument("--exploit-curve-points", type=nonnegative_int_argument, default=CURVE_POINTS,
+    parser.add_argument("--exploit-curve-points", type=nonnegative_int_argument, default=exploit.DEFAULT_CURVE_POINTS,
                         help="points of each best response's learning curve after the start (fewer save time "
                              "against slow agents)")
-    parser.add_argument("--exploit-curve-games", type=positive_int_argument, default=CURVE_GAMES,
+    parser.add_argument("--exploit-curve-games", type=positive_int_argument, default=exploit.DEFAULT_CURVE_GAMES,
                         help="games of each learning-curve point")
     parser.add_argument("--results", type=Path, default=None, metavar="DIR",
                         help="the folder of the matches, best responses and JSON, with one game only (default: "
@@ -73,7 +72,6 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from cardenvs.evaluation.leaderboard import plot_rating_vs_exploitability, run_leaderboard, saved_leaderboard
 
     boards = []
     try:
@@ -83,35 +81,36 @@ def run(args: argparse.Namespace) -> int:
         check_output_file(args.plot, "--plot")
         for env_id in args.env_ids:
             if args.saved:
-                boards.append(saved_leaderboard(env_id, args.results))
+                boards.append(leaderboard.saved_leaderboard(env_id, args.results))
             else:
-                boards.append(run_leaderboard(
+                boards.append(leaderboard.run_leaderboard(
                     env_id, args.agents, games=args.games, seed=args.seed, exploit_minutes=args.exploit_minutes,
                     exploit_games=args.exploit_games, results_dir=args.results, exploit=args.exploit_minutes > 0,
                     progress=args.progress, exploit_agents=args.exploit_agents,
                     exploit_settings={"curve_points": args.exploit_curve_points,
-                                      "curve_games": args.exploit_curve_games}))
+                                      "curve_games": args.exploit_curve_games},
+                    measure=exploit.leaderboard_exploitability))
             print(boards[-1].table() + "\n", flush=True)
     except ImportError as error:
         print(f"{PROGRAM}: the best responses need the 'train' extra ({error.name or error} cannot be imported); "
               'install it with: pip install "cardenvs[train]" (without it, leave out the trained agent and pass '
               "--exploit-minutes 0)", file=sys.stderr)
-        return MISSING_EXTRA
+        return EXIT_FAILURE
     except (ValueError, OSError) as error:
         print(f"{PROGRAM}: {error}", file=sys.stderr)
-        return USAGE_ERROR
+        return EXIT_USAGE
     except KeyboardInterrupt:
         print(f"\n{PROGRAM}: interrupted; the games and best responses finished so far are saved: run the same "
               "command again to go on", file=sys.stderr)
-        return INTERRUPTED
+        return EXIT_INTERRUPTED
     try:
         if args.json is not None:
             boards[0].save(args.json)
             print(f"JSON: {args.json}")
         if args.plot is not None:
-            plot_rating_vs_exploitability(boards, args.plot)
+            leaderboard.plot_rating_vs_exploitability(boards, args.plot)
             print(f"plot: {args.plot}")
     except OSError as error:
         print(f"{PROGRAM}: {error}", file=sys.stderr)
-        return USAGE_ERROR
+        return EXIT_USAGE
     return 0

@@ -26,7 +26,8 @@ from typing import Any
 
 import cardenvs
 from cardenvs.agents.base import act_in_env
-from cardenvs.commands import USAGE_ERROR, check_output_file, positive_int_argument, seed_argument
+from cardenvs.commands import check_output_file, positive_int_argument, seed_argument
+from cardenvs.core.exit_codes import EXIT_FAILURE, EXIT_USAGE
 from cardenvs.records import GameRecord, decisions
 
 HELP = "play a game at the terminal against the baseline agents"
@@ -142,7 +143,7 @@ def run(args: argparse.Namespace, input_fn: Callable[[str], str] = input, output
         env, seat, agents, specs, seed = _setup(args, input_fn, output)
     except UsageError as error:
         print(f"cardenvs play: {error}", file=sys.stderr)
-        return USAGE_ERROR
+        return EXIT_USAGE
     game, params = env.unwrapped.game, env.unwrapped.params
     record = GameRecord(
         env_id=args.env_id, params=dataclasses.asdict(params), seed=seed,
@@ -171,15 +172,15 @@ def run(args: argparse.Namespace, input_fn: Callable[[str], str] = input, output
         reason = "Ctrl-C" if isinstance(stop, KeyboardInterrupt) else str(stop)
         taken = len(record.actions)
         output(f"\n{reason}: the game is abandoned after {taken} action{'' if taken == 1 else 's'}")
-        return 0 if _save(record, args.save, output) else 1
+        return 0 if _save(record, args.save, output) else EXIT_FAILURE
     except cardenvs.IllegalActionError as error:
         print(f"cardenvs play: an opponent chose an illegal action: {error}", file=sys.stderr)
-        return 1
+        return EXIT_FAILURE
     output("\n" + env.render())
     record.rewards = [final.get(a, 0.0) for a in env.possible_agents]
     output("final rewards: " + ", ".join(
         f"player_{s}{' (you)' if s == seat else ''} {r:+g}" for s, r in enumerate(record.rewards)))
-    return 0 if _save(record, args.save, output) else 1
+    return 0 if _save(record, args.save, output) else EXIT_FAILURE
 
 
 def _save(record: GameRecord, path: str | None, output: Callable[[str], Any]) -> bool:

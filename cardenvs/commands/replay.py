@@ -12,11 +12,10 @@ import argparse
 import sys
 import time
 
+from cardenvs.core.exit_codes import EXIT_FAILURE, EXIT_USAGE
 from cardenvs.records import GameRecord, replay
 
 HELP = "show a recorded game again, step by step"
-#: exit code for a file that is not a valid record of a game
-BAD_RECORD = 1
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -33,7 +32,7 @@ def _table(env, seat: int | None) -> str:
 def run(args: argparse.Namespace) -> int:
     if args.delay < 0:
         print("cardenvs replay: --delay must be 0 or more seconds", file=sys.stderr)
-        return 2
+        return EXIT_USAGE
     final: dict[str, float] = {}
     env = None
     try:
@@ -42,7 +41,7 @@ def run(args: argparse.Namespace) -> int:
             if step == 0 and args.seat is not None and not 0 <= args.seat < len(env.possible_agents):
                 print(f"cardenvs replay: --seat must be a seat from 0 to {len(env.possible_agents) - 1}",
                       file=sys.stderr)
-                return 2
+                return EXIT_USAGE
             core = env.unwrapped
             print(_table(env, args.seat))
             print(f"\nstep {step + 1}: {agent} chooses {core.game.action_name(core.params, action)} ({action})\n")
@@ -51,7 +50,7 @@ def run(args: argparse.Namespace) -> int:
     except (ValueError, TypeError, KeyError, IndexError) as error:
         # TypeError, KeyError, IndexError: a malformed deal or parameter value inside an otherwise valid record
         print(f"cardenvs replay: {args.file}: {error}", file=sys.stderr)
-        return BAD_RECORD
+        return EXIT_FAILURE
     if env is None:
         env = record.new_env(render_mode="ansi")
     print(_table(env, args.seat))

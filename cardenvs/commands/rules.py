@@ -11,6 +11,7 @@ import sys
 from importlib.resources import files
 
 import cardenvs
+from cardenvs.core.exit_codes import EXIT_USAGE
 
 HELP = "print a game's rules page (the exact specification)"
 
@@ -38,6 +39,6 @@ def run(args: argparse.Namespace) -> int:
         text = rules_text(args.env_id)
     except ValueError as error:
         print(f"cardenvs rules: {error}", file=sys.stderr)
-        return 2
+        return EXIT_USAGE
     print(text, end="")
     return 0

@@ -24,7 +24,8 @@ import json
 import sys
 from pathlib import Path
 
-from cardenvs.commands import INTERRUPTED, USAGE_ERROR, check_output_file, positive_int_argument, seed_argument
+from cardenvs.commands import check_output_file, positive_int_argument, seed_argument
+from cardenvs.core.exit_codes import EXIT_INTERRUPTED, EXIT_USAGE
 
 HELP = "rate agents in a duplicate-deal tournament (mean reward with CI95, win rate, rating)"
 PROGRAM = "cardenvs tournament"
@@ -104,9 +105,9 @@ def run(args: argparse.Namespace) -> int:
             print(f"ladder: {args.plot}")
     except (ValueError, OSError) as error:
         print(f"{PROGRAM}: {error}", file=sys.stderr)
-        return USAGE_ERROR
+        return EXIT_USAGE
     except KeyboardInterrupt:
         print(f"\n{PROGRAM}: interrupted; the games played so far are saved: run the same command again to go on",
               file=sys.stderr)
-        return INTERRUPTED
+        return EXIT_INTERRUPTED
     return 0

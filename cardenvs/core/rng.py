@@ -80,6 +80,28 @@ def checked_seed(seed: Any) -> int:
     return int(seed)
 
 
+def offset_seed(seed: int, offset: int) -> int:
+    """The seed ``offset`` places after ``seed``, wrapping past 2**64-1: the seeds a run derives from its own (a
+    league agent's, an evaluation's, the final matches') follow :data:`SEED_RULE` whatever the run's seed.
+
+    Args:
+        seed: a seed (:data:`SEED_RULE`).
+        offset: how far on, 0 or more.
+    """
+    return (int(seed) + int(offset)) % SEED_LIMIT
+
+
+def narrowed_seed(seed: int, limit: int) -> int:
+    """A seed of :data:`SEED_RULE` mapped into ``[0, limit)``, for a library that takes smaller seeds (numpy's legacy
+    seeding takes 32 bits): every seed is accepted, and one below ``limit`` is passed on as it is.
+
+    Args:
+        seed: a seed (:data:`SEED_RULE`).
+        limit: the library's seeds are below this.
+    """
+    return int(seed) % limit
+
+
 def game_seed(seed: int, index: int) -> int:
     """The seed of game ``index`` in a batch reset with ``seed``.
 

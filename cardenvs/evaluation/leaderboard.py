@@ -3,9 +3,11 @@ agent's approximate exploitability at one budget.
 
 :func:`run_leaderboard` plays one duplicate-deal match (:func:`cardenvs.evaluation.run_tournament`) per pair of
 agents, all on the same deals, and rates every agent with openskill's Plackett-Luce model over all their games
-(interleaved deal by deal, so that no match counts more for coming first). Then, for each agent, a best response
-(:func:`cardenvs.training.exploit.exploit`, the ``train`` extra) of the stated budget, from the game's shipped
-trained network: its gain over the agent is the agent's approximate exploitability (docs/exploitability.md).
+(interleaved deal by deal, so that no match counts more for coming first). Then, for each agent, its approximate
+exploitability at the stated budget from the measure its caller hands it (:class:`ExploitabilityMeasure`): the
+gain of a best response trained against the agent (docs/exploitability.md). Training a best response is the
+training layer's (``cardenvs.training.exploit.leaderboard_exploitability``, the ``train`` extra), which this layer
+never imports: ``cardenvs leaderboard`` passes it in, and a leaderboard without one is the round robin alone.
 
 Everything is saved under a results folder (default ``runs/leaderboard/<env_id>``): each match's results file
 (a rerun plays only the games missing), each agent's BR run (reused when its settings are the same), and
@@ -21,12 +23,14 @@ import math
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol
 
 import numpy as np
 
 import cardenvs
-from cardenvs.evaluation.tournament import agent_rewards
+from cardenvs.agents.base import Agent
+from cardenvs.core.rng import checked_seed
+from cardenvs.evaluation.tournament import agent_rewards, plus_minus
 
 #: where a leaderboard keeps its matches, BR runs and JSON: ``runs/leaderboard/<env_id>``
 RESULTS_DIR = Path("runs") / "leaderboard"
@@ -43,6 +47,31 @@ DEFAULT_EXPLOIT_MINUTES = 10.0
 JSON_NAME, MATCHES_DIR, EXPLOIT_DIR = "leaderboard.json", "matches", "exploit"
 #: the figure: width per game panel and height, in inches
 PANEL_WIDTH, PANEL_HEIGHT, DPI = 5.0, 4.0, 120
+
+
+class ExploitabilityMeasure(Protocol):
+    """Measures an agent's approximate exploitability for a leaderboard, or reads back one measured before.
+
+    Called once per agent with the leaderboard's budget; returns the row the leaderboard keeps (``gain``,
+    ``gain_ci95``, ``margin``, ``margin_ci95``, ``games``, ``two_sided``, ``decisions``, ``train_seconds``, ``start``,
+    ``policy``, ``run_dir``, ``command``), or None where there is none to read and ``train`` is False.
+    """
+
+    def __call__(self, env_id: str, spec: str, run_dir: Path, *, minutes: float, games: int, seed: int, train: bool,
+                 settings: dict[str, Any] | None) -> dict[str, Any] | None:
+        """The row of agent ``spec`` of ``env_id``.
+
+        Args:
+            env_id: the game.
+            spec: the agent's spec.
+            run_dir: the folder of the agent's measurement (reused when it holds one of the same settings).
+            minutes: the best response's training budget.
+            games: games of its final match.
+            seed: the run's seed.
+            train: measure it where none is saved (False: only read a saved one).
+            settings: more settings of the measurement (the learning curve's size, the start network, ...).
+        """
+        ...
 
 
 def game_records(path: str | Path) -> list[dict[str, Any]]:
@@ -66,11 +95,15 @@ def shipped_agents(env_id: str) -> list[str]:
     return agents
 
 
-def agent_key(spec: str) -> str:
-    """A file-name-safe form of an agent spec (the BR runs' folder names)."""
-    from cardenvs.training.exploit import agent_key as key
+def agent_key(agent: str | Agent) -> str:
+    """A folder or file name for an agent (a match's results file, a best response's run folder): its spec (or an
+    instance's name) with every character but letters, digits, ``-``, ``_``, ``.`` and ``=`` written as ``_``.
 
-    return key(spec)
+    Args:
+        agent: an agent spec or an Agent.
+    """
+    text = agent if isinstance(agent, str) else agent.name
+    return "".join(c if c.isalnum() or c in "-_.=" else "_" for c in text)
 
 
 @dataclass
@@ -133,15 +166,15 @@ class Leaderboard:
         for spec in self.ranking():
             mu, sigma = self.ratings[spec]
             found = self.exploitability.get(spec)
-            gain = _plus_minus(found["gain"], found["gain_ci95"]) if found else "—"
-            margin = _plus_minus(found["margin"], found["margin_ci95"]) if found else "—"
-            lines.append(f"| {spec} | {mu:.1f} ± {sigma:.1f} | {_plus_minus(*self.mean_reward[spec])} | {gain} | "
+            gain = plus_minus(found["gain"], found["gain_ci95"]) if found else "—"
+            margin = plus_minus(found["margin"], found["margin_ci95"]) if found else "—"
+            lines.append(f"| {spec} | {mu:.1f} ± {sigma:.1f} | {plus_minus(*self.mean_reward[spec])} | {gain} | "
                          f"{margin} |")
         ranking = self.ranking()
         lines += ["", "head to head, row minus column (mean reward per game ± CI95):", "",
                   "| | " + " | ".join(ranking) + " |", "|---" * (len(ranking) + 1) + "|"]
         for row in ranking:
-            cells = ["" if row == column else _plus_minus(*self.difference(row, column)) for column in ranking]
+            cells = ["" if row == column else plus_minus(*self.difference(row, column)) for column in ranking]
             lines.append(f"| {row} | " + " | ".join(cells) + " |")
         return "\n".join(lines)
 
@@ -162,12 +195,6 @@ def _finite(value: Any) -> Any:
     if isinstance(value, (list, tuple)):
         return [_finite(item) for item in value]
     return value
-
-
-def _plus_minus(mean: float | None, ci95: float | None) -> str:
-    if mean is None:
-        return "?"
-    return f"{mean:+.3f} ± {ci95:.3f}" if ci95 is not None and math.isfinite(ci95) else f"{mean:+.3f} ± ?"
 
 
 def pairwise_ratings(agents: Sequence[str], matches: dict[tuple[str, str], np.ndarray]) -> dict[str, list[float]]:
@@ -197,7 +224,8 @@ def run_leaderboard(env_id: str, agents: Sequence[str] | None = None, games: int
                     exploit_minutes: float = DEFAULT_EXPLOIT_MINUTES, exploit_games: int = DEFAULT_GAMES,
                     results_dir: str | Path | None = None, exploit: bool = True, progress: bool = False,
                     exploit_settings: dict[str, Any] | None = None,
-                    exploit_agents: Sequence[str] | None = None) -> Leaderboard:
+                    exploit_agents: Sequence[str] | None = None,
+                    measure: ExploitabilityMeasure | None = None) -> Leaderboard:
     """Play the round robin, measure (or reuse) each agent's exploitability, save and return the leaderboard.
 
     Args:
@@ -210,14 +238,17 @@ def run_leaderboard(env_id: str, agents: Sequence[str] | None = None, games: int
         results_dir: the game's results folder (default ``runs/leaderboard/<env_id>``).
         exploit: measure exploitability (False: only the round robin, with any BR runs already saved).
         progress: show the matches' progress bars.
-        exploit_settings: more arguments of every BR run (:func:`cardenvs.training.exploit.exploit`'s ``start``,
+        exploit_settings: more settings of every BR run, handed to ``measure`` (``cardenvs exploit``'s ``start``,
             ``decisions``, ``curve_points``, ``curve_games``, ``options``); a saved run is reused only where they
             are the same.
         exploit_agents: the agents whose BR is trained where none is saved (default: every agent); the others
             show a saved BR of this budget, or none.
+        measure: what measures an agent's exploitability (None: none is measured or read, the column stays
+            empty).
 
     Raises:
-        ValueError: an unknown game or spec, fewer than two agents, an exploit agent not among the agents.
+        ValueError: an unknown game or spec, fewer than two agents, an exploit agent not among the agents, a seed
+            outside the seed rule; all before anything is played.
     """
     from cardenvs.agents.registry import check_spec
     from cardenvs.evaluation import run_tournament
@@ -225,6 +256,7 @@ def run_leaderboard(env_id: str, agents: Sequence[str] | None = None, games: int
     agents = list(agents or shipped_agents(env_id))
     if env_id not in cardenvs.available_envs():
         raise ValueError(f"unknown env id {env_id!r}; choose from {', '.join(cardenvs.available_envs())}")
+    seed = checked_seed(seed)
     if len(set(agents)) < len(agents) or len(agents) < 2:
         raise ValueError("a leaderboard needs two or more different agents")
     for spec in agents:
@@ -248,9 +280,11 @@ def run_leaderboard(env_id: str, agents: Sequence[str] | None = None, games: int
         env_id=env_id, agents=agents, games=games, seed=seed, ratings=pairwise_ratings(agents, matches),
         mean_reward={spec: _combined(found) for spec, found in rewards_of.items()}, head_to_head=head_to_head,
         exploit_minutes=exploit_minutes, exploit_games=exploit_games)
-    board.exploitability = {spec: exploitability(env_id, spec, folder, exploit_minutes, exploit_games, seed,
-                                                 exploit and spec in exploit_agents, exploit_settings)
-                            for spec in agents}
+    board.exploitability = {
+        spec: None if measure is None else measure(
+            env_id, spec, folder / EXPLOIT_DIR / agent_key(spec), minutes=exploit_minutes, games=exploit_games,
+            seed=seed, train=exploit and spec in exploit_agents, settings=exploit_settings)
+        for spec in agents}
     folder.mkdir(parents=True, exist_ok=True)
     board.save(folder / JSON_NAME)
     return board
@@ -278,27 +312,6 @@ def _combined(results: Sequence[tuple[float, float]]) -> list[float]:
     """The mean of independent matches' means, and its CI95 (their half-widths added in quadrature)."""
     means, cis = np.array([mean for mean, _ in results]), np.array([ci for _, ci in results])
     return [float(means.mean()), float(np.sqrt((cis**2).sum()) / len(cis))]
-
-
-def exploitability(env_id: str, spec: str, folder: Path, minutes: float, games: int, seed: int, train: bool,
-                   settings: dict[str, Any] | None) -> dict[str, Any] | None:
-    """An agent's BR result at this budget: its saved run under ``folder/exploit/<agent key>`` when its settings
-    match, else (``train``) a new one; None when there is none and ``train`` is False."""
-    from cardenvs.training.exploit import ExploitResult, exploit
-
-    run_dir = folder / EXPLOIT_DIR / agent_key(spec)
-    if train:
-        result = exploit(env_id, spec, minutes=minutes, games=games, seed=seed, run_dir=run_dir, **(settings or {}))
-    else:
-        result = ExploitResult.load(run_dir)
-        if result is None or result.settings["minutes"] != minutes or result.settings["games"] != games:
-            return None
-    final = result.final
-    return {"gain": final.gain, "gain_ci95": final.gain_ci95, "margin": final.margin,
-            "margin_ci95": final.margin_ci95, "games": final.games, "two_sided": final.two_sided,
-            "decisions": result.decisions, "train_seconds": result.train_seconds, "start": result.start,
-            "policy": result.policy,
-            "run_dir": result.run_dir, "command": result.command}
 
 
 def plot_rating_vs_exploitability(boards: Sequence[Leaderboard], path: str | Path) -> Path:

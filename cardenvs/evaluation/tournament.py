@@ -81,6 +81,7 @@ import numpy as np
 import cardenvs
 from cardenvs.agents.base import Agent, act_in_env, act_on_rows
 from cardenvs.core.game import Game
+from cardenvs.core.rng import SEED_LIMIT, SEED_RULE
 
 #: a tournament compares agents: a lone agent would only be measured against itself, in one seat arrangement
 MIN_AGENTS = 2
@@ -104,10 +105,6 @@ RESULT_FIELDS = {
     "truncated": "whether the game was cut short by its step limit",
     "length": "decisions taken in the game",
 }
-#: seeds are integers below this: every seed names a different game (``env.reset`` takes the seed modulo 2**64)
-SEED_LIMIT = 2**64
-#: the seed rule of the tournaments and of every ``cardenvs`` command
-SEED_RULE = f"an integer from 0 to 2**64-1 ({SEED_LIMIT - 1})"
 #: the two-sided 95% quantile of the normal distribution
 Z_95 = NormalDist().inv_cdf(0.975)
 # Hex digits of the argument hash in a default results file name.
@@ -186,7 +183,7 @@ class HeadToHead:
         first, second = self.agents
         return (
             f"head-to-head over {self.games} games: {first} {self.first_wins} wins, {second} {self.second_wins} "
-            f"wins, {self.draws} draws; {first} - {second} reward {_plus_minus(self.mean_difference, self.ci95)}"
+            f"wins, {self.draws} draws; {first} - {second} reward {plus_minus(self.mean_difference, self.ci95)}"
         )
 
 
@@ -304,7 +301,7 @@ class TournamentResult:
             "|---|---|---|---|---|",
         ]
         rows += [
-            f"| {s.name} | {s.games} | {_plus_minus(s.mean_reward, s.ci95)} | {s.win_rate:.1%} | "
+            f"| {s.name} | {s.games} | {plus_minus(s.mean_reward, s.ci95)} | {s.win_rate:.1%} | "
             f"{s.rating:.2f} ± {s.rating_sigma:.2f} |"
             for s in self.ranking()
         ]
@@ -710,5 +707,14 @@ def _finite_or_none(value: Any) -> Any:
     return value
 
 
-def _plus_minus(mean: float, ci95: float) -> str:
-    return f"{mean:+.3f} ± {ci95:.3f}" if math.isfinite(ci95) else f"{mean:+.3f} ± ?"
+def plus_minus(mean: float | None, ci95: float | None) -> str:
+    """A mean and its 95% CI half-width as every results table prints them, ``+0.123 ± 0.045`` (``± ?`` for an
+    interval that is missing or not finite, ``?`` for a missing mean).
+
+    Args:
+        mean: the mean (None: not measured).
+        ci95: the half-width of its 95% confidence interval (None or not finite: unknown).
+    """
+    if mean is None:
+        return "?"
+    return f"{mean:+.3f} ± {ci95:.3f}" if ci95 is not None and math.isfinite(ci95) else f"{mean:+.3f} ± ?"

@@ -19,6 +19,7 @@ from cardenvs.evaluation.leaderboard import (
     run_leaderboard,
     shipped_agents,
 )
+from cardenvs.training.exploit import leaderboard_exploitability
 
 GAME = "slabberjan_v0"
 #: a best response small enough for a test: a few thousand decisions of 16 games, tiny matches
@@ -61,7 +62,7 @@ def test_ratings_count_every_match_and_favour_the_agent_that_wins_its_games():
 
 def test_each_agent_s_best_response_is_trained_once_then_reused_and_plotted(tmp_path):
     settings = {"games": 40, "seed": 1, "exploit_minutes": 0.0, "exploit_games": 40, "results_dir": tmp_path,
-                "exploit_settings": TINY_BR}
+                "exploit_settings": TINY_BR, "measure": leaderboard_exploitability}
     board = run_leaderboard(GAME, ["random", "heuristic"], **settings)
     for spec in ("random", "heuristic"):
         found = board.exploitability[spec]
@@ -78,7 +79,7 @@ def test_each_agent_s_best_response_is_trained_once_then_reused_and_plotted(tmp_
 
 def test_best_responses_are_trained_only_for_the_exploit_agents(tmp_path):
     settings = {"games": 40, "seed": 1, "exploit_minutes": 0.0, "exploit_games": 40, "results_dir": tmp_path,
-                "exploit_settings": TINY_BR}
+                "exploit_settings": TINY_BR, "measure": leaderboard_exploitability}
     board = run_leaderboard(GAME, ["random", "heuristic"], exploit_agents=["heuristic"], **settings)
     assert board.exploitability["random"] is None and board.exploitability["heuristic"] is not None
     assert not (tmp_path / "exploit" / "random").exists()
@@ -145,7 +146,10 @@ def test_cardenvs_leaderboard_passes_the_learning_curve_s_size_to_every_best_res
 
 
 def test_the_command_lines_learning_curve_defaults_are_the_best_response_s():
-    from cardenvs.commands.exploit import CURVE_GAMES, CURVE_POINTS
+    from cardenvs.cli import build_parser
+    from cardenvs.training import exploit
 
-    exploit = pytest.importorskip("cardenvs.training.exploit")
-    assert (CURVE_POINTS, CURVE_GAMES) == (exploit.DEFAULT_CURVE_POINTS, exploit.DEFAULT_CURVE_GAMES)
+    for command, prefix in (("exploit", ""), ("leaderboard", "exploit_")):
+        defaults = build_parser().parse_args([command, GAME, *(["random"] if command == "exploit" else [])])
+        assert getattr(defaults, f"{prefix}curve_points") == exploit.DEFAULT_CURVE_POINTS
+        assert getattr(defaults, f"{prefix}curve_games") == exploit.DEFAULT_CURVE_GAMES

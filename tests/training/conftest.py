@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from cardenvs.training import cli, selfplay
+from cardenvs.training import selfplay
 
 #: the game of the tiny runs
 TINY_GAME = "slabberjan_v0"
@@ -29,6 +29,6 @@ def tiny_args(tmp_path: Path) -> Callable[..., selfplay.Run]:
     def make(*options: str, run_dir: Path | None = None) -> selfplay.Run:
         run_dir = run_dir or tmp_path / "run"
         argv = [TINY_GAME, *TINY_OPTIONS, "--run-dir", str(run_dir), *options]
-        return cli.resolve_train_args(cli.parse_train_args(argv))
+        return selfplay.resolve_args(selfplay.parse_args(argv))
 
     return make

@@ -7,6 +7,7 @@ own help test.)
 """
 
 import ast
+import inspect
 import os
 import subprocess
 import sys
@@ -15,6 +16,7 @@ from pathlib import Path
 import pytest
 
 import cardenvs
+from cardenvs.core import exit_codes
 from cardenvs.training import ppo, rllib_train, runs
 
 REPO_ROOT = Path(__file__).resolve().parents[2]
@@ -65,15 +67,28 @@ def help_words(text: str) -> str:
     return " ".join(text.translate(str.maketrans(BOX_EDGES, " " * len(BOX_EDGES))).split())
 
 
-def field_docs(script: str) -> dict[str, str]:
-    """The fields of the script's dataclass and their docstrings (the string under each field), one-spaced."""
-    tree = ast.parse((REPO_ROOT / script).read_text())
-    [cls] = [node for node in tree.body if isinstance(node, ast.ClassDef) and node.name == SCRIPTS[script]]
+def class_field_docs(source: str, name: str) -> dict[str, str]:
+    """The fields the class ``name`` of a module's ``source`` declares and their docstrings (the string under each
+    field, one-spaced; empty for a field declared without one)."""
+    [cls] = [node for node in ast.parse(source).body if isinstance(node, ast.ClassDef) and node.name == name]
     docs = {}
     for node, after in zip(cls.body, [*cls.body[1:], None], strict=True):
         if isinstance(node, ast.AnnAssign):
             documented = isinstance(after, ast.Expr) and isinstance(after.value, ast.Constant)
             docs[node.target.id] = " ".join(after.value.value.split()) if documented else ""
+    return docs
+
+
+def field_docs(script: str) -> dict[str, str]:
+    """The fields of the script's dataclass and their docstrings, those of the classes it derives from included (a
+    field declared again for its default keeps the docstring it was declared with first)."""
+    module = sys.modules.get("cardenvs." + script.removesuffix(".py").replace("/", "."))
+    if module is None:  # the benchmarks: a class of their own, read from the file
+        return class_field_docs((REPO_ROOT / script).read_text(), SCRIPTS[script])
+    docs: dict[str, str] = {}
+    for cls in reversed(getattr(module, SCRIPTS[script]).__mro__[:-1]):
+        for name, doc in class_field_docs(inspect.getsource(sys.modules[cls.__module__]), cls.__name__).items():
+            docs[name] = docs.get(name) or doc
     return docs
 
 
@@ -139,7 +154,7 @@ def test_each_script_runs_by_its_path_from_another_directory(script, tmp_path):
 def test_ppo_by_its_path_checks_its_arguments_with_the_repository_s_agents(tmp_path):
     done = run_script("training/ppo.py", "--league", "nobody", "--run-dir", str(tmp_path / "run"), cwd=tmp_path,
                       as_module=False)
-    assert done.returncode == runs.EXIT_USAGE
+    assert done.returncode == exit_codes.EXIT_USAGE
     assert done.stderr.startswith("error: ") and "unknown agent 'nobody'" in done.stderr
     assert done.stderr.count("\n") == 1 and not (tmp_path / "run").exists()
 

@@ -15,6 +15,7 @@ import torch
 import cardenvs
 from cardenvs.agents.ppo import PolicyAgent
 from cardenvs.agents.registry import make_agent
+from cardenvs.core import exit_codes
 from cardenvs.training import ppo, runs
 from cardenvs.training.runs import RUN_ARGS_NAME
 from tests.helpers import play_whole_games
@@ -110,7 +111,7 @@ def test_resume_continues_from_the_checkpoint_to_the_same_total(tmp_path):
     assert ppo.main(first) == 0
     saved = PolicyAgent.load(run_dir / ppo.CHECKPOINT_NAME, ENV_ID, cardenvs.env(ENV_ID).layout).policy
     # Without --resume an existing run is never overwritten.
-    assert ppo.main(first) == runs.EXIT_USAGE
+    assert ppo.main(first) == exit_codes.EXIT_USAGE
 
     args = ppo.resolve(dataclasses.replace(ppo.parse_args(first), resume=True, total_decisions=256))
     run = ppo.Run(args)
@@ -129,9 +130,9 @@ def test_resume_continues_from_the_checkpoint_to_the_same_total(tmp_path):
 
 
 def test_bad_options_exit_with_a_message(tmp_path, capsys):
-    assert ppo.main(["--league", "nobody", "--run-dir", str(tmp_path / "x")]) == runs.EXIT_USAGE
+    assert ppo.main(["--league", "nobody", "--run-dir", str(tmp_path / "x")]) == exit_codes.EXIT_USAGE
     assert "unknown agent 'nobody'" in capsys.readouterr().err
-    assert ppo.main(["--num-envs", "0", "--run-dir", str(tmp_path / "y")]) == runs.EXIT_USAGE
+    assert ppo.main(["--num-envs", "0", "--run-dir", str(tmp_path / "y")]) == exit_codes.EXIT_USAGE
     assert "--num-envs must be at least 1" in capsys.readouterr().err
     with pytest.raises(SystemExit):
         ppo.main(["--env-id", "chess_v0"])
@@ -169,7 +170,7 @@ def test_without_the_train_extra_the_import_and_the_script_name_the_extra(tmp_pa
     assert 'pip install "cardenvs[train]"' in imported.stderr.splitlines()[-1]
     run_dir = tmp_path / "run"
     script = run_python("-m", "cardenvs.training.ppo", *TINY_RUN, "--run-dir", str(run_dir), blocked_extra=True)
-    assert script.returncode == runs.EXIT_FAILURE
+    assert script.returncode == exit_codes.EXIT_FAILURE
     assert "Traceback" not in script.stderr and len(script.stderr.splitlines()) == 1
     assert 'pip install "cardenvs[train]"' in script.stderr
     assert not run_dir.exists()
@@ -198,7 +199,7 @@ def test_without_the_train_extra_the_import_and_the_script_name_the_extra(tmp_pa
 ])
 def test_impossible_values_exit_with_one_line_before_anything_is_built(tmp_path, capsys, options, message):
     run_dir = tmp_path / "run"
-    assert ppo.main([*TINY_RUN, *options, "--run-dir", str(run_dir)]) == runs.EXIT_USAGE
+    assert ppo.main([*TINY_RUN, *options, "--run-dir", str(run_dir)]) == exit_codes.EXIT_USAGE
     err = capsys.readouterr().err
     assert err.startswith(f"error: {message}") and err.count("\n") == 1, err
     assert not run_dir.exists()
@@ -215,7 +216,7 @@ def test_a_checkpoint_that_does_not_fit_is_a_usage_error(tmp_path, capsys):
 
 def test_a_run_dir_that_is_a_file_is_refused(tmp_path, capsys):
     (tmp_path / "file").write_text("")
-    assert ppo.main([*TINY_RUN, "--run-dir", str(tmp_path / "file")]) == runs.EXIT_USAGE
+    assert ppo.main([*TINY_RUN, "--run-dir", str(tmp_path / "file")]) == exit_codes.EXIT_USAGE
     assert "--run-dir" in capsys.readouterr().err
 
 
@@ -237,7 +238,7 @@ def test_resume_after_an_interruption_before_the_first_checkpoint_keeps_argument
     # 4 games × 16 steps per update; the first checkpoint would come at step 128, the interruption comes at 64
     options = [*TINY_RUN, "--total-decisions", "192", "--checkpoint-every", "128", "--run-dir", str(run_dir)]
     monkeypatch.setattr(ppo.Run, "on_update_done", interrupted_at(64))
-    assert ppo.main(options) == runs.EXIT_INTERRUPTED
+    assert ppo.main(options) == exit_codes.EXIT_INTERRUPTED
     monkeypatch.undo()
     err = capsys.readouterr().err
     assert "interrupted before the first checkpoint" in err
@@ -245,7 +246,7 @@ def test_resume_after_an_interruption_before_the_first_checkpoint_keeps_argument
     assert not (run_dir / ppo.CHECKPOINT_NAME).exists()
     assert json.loads((run_dir / RUN_ARGS_NAME).read_text())["total_decisions"] == 192
     # Without --resume the run is not overwritten, even before its first checkpoint.
-    assert ppo.main(options) == runs.EXIT_USAGE
+    assert ppo.main(options) == exit_codes.EXIT_USAGE
     assert "already holds a run" in capsys.readouterr().err
 
     # The hint's command: the stored arguments, steps from 0 again, the same TensorBoard run.
@@ -261,7 +262,7 @@ def test_resume_after_a_checkpoint_logs_into_the_same_tensorboard_run(tmp_path, 
     run_dir = tmp_path / "run"
     options = [*TINY_RUN, "--total-decisions", "192", "--checkpoint-every", "64", "--run-dir", str(run_dir)]
     monkeypatch.setattr(ppo.Run, "on_update_done", interrupted_at(64))
-    assert ppo.main(options) == runs.EXIT_INTERRUPTED
+    assert ppo.main(options) == exit_codes.EXIT_INTERRUPTED
     monkeypatch.undo()
     assert capsys.readouterr().err.strip().startswith("interrupted; continue from the checkpoint at 64 decisions with:")
     # Given again: an option a resumed run may change, and one it may not change but that repeats the stored value.
@@ -271,14 +272,14 @@ def test_resume_after_a_checkpoint_logs_into_the_same_tensorboard_run(tmp_path, 
     assert json.loads((run_dir / RUN_ARGS_NAME).read_text())["total_decisions"] == 256
     assert [path.name for path in (run_dir / runs.TENSORBOARD_DIR).iterdir()] == ["ppo_1"]
     # An option that defines the run cannot change.
-    assert ppo.main(["--run-dir", str(run_dir), "--resume", "--learning-rate", "0.01"]) == runs.EXIT_USAGE
+    assert ppo.main(["--run-dir", str(run_dir), "--resume", "--learning-rate", "0.01"]) == exit_codes.EXIT_USAGE
     err = capsys.readouterr().err
     assert err.startswith("error: --learning-rate cannot change when resuming") and "has 0.0003, not 0.01" in err
 
 
 def test_resume_needs_a_run_and_resume_if_present_starts_one(tmp_path, capsys):
     run_dir = tmp_path / "run"
-    assert ppo.main([*TINY_RUN, "--run-dir", str(run_dir), "--resume"]) == runs.EXIT_USAGE
+    assert ppo.main([*TINY_RUN, "--run-dir", str(run_dir), "--resume"]) == exit_codes.EXIT_USAGE
     err = capsys.readouterr().err
     assert err.startswith(f"error: --resume: {run_dir} holds no run") and err.count("\n") == 1
     assert not run_dir.exists()

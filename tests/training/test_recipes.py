@@ -16,7 +16,7 @@ import pytest
 
 import cardenvs
 from cardenvs.agents.registry import shipped_checkpoint
-from cardenvs.training import cli, selfplay
+from cardenvs.training import selfplay
 from cardenvs.training.recipes import RECIPES, recipe
 
 REFERENCE = json.loads((Path(__file__).parent / "data" / "first_updates.json").read_text())
@@ -54,12 +54,12 @@ def test_train_game_with_no_option_is_the_shipped_agent_s_run(env_id):
     """Every setting of the shipped agent's command, core option or extension; a core option its command left
     out (added to the trainer later) has its core default."""
     stored = _shipped_args(_with_recipe(env_id))
-    run = cli.parse_train_args([env_id])
+    run = selfplay.parse_args([env_id])
     settings = {name: value for name, value in vars(run).items() if name not in NOT_SETTINGS}
     assert settings.pop("device") == "auto"
     core = selfplay.Args()
     assert settings == {name: stored.get(name, getattr(core, name, None)) for name in settings}
-    assert run.run_dir is None and cli.resolve_train_args(run).run_dir == f"runs/selfplay/{env_id}"
+    assert run.run_dir is None and selfplay.resolve_args(run).run_dir == f"runs/selfplay/{env_id}"
     plan = recipe(env_id)
     shaping, auxiliary = plan.shaping, plan.auxiliary
     extensions = {
@@ -80,7 +80,7 @@ def test_the_recipe_s_first_two_updates_are_those_of_the_shipped_agent_s_trainer
     if env_id not in REFERENCE:
         pytest.skip(f"{env_id} has no recorded first updates")
     reference = REFERENCE[env_id]
-    args = cli.resolve_train_args(cli.parse_train_args([env_id, *REFERENCE_OVERRIDES, "--run-dir", str(tmp_path)]))
+    args = selfplay.resolve_args(selfplay.parse_args([env_id, *REFERENCE_OVERRIDES, "--run-dir", str(tmp_path)]))
     stats = []
 
     class TwoUpdates(selfplay.Trainer):

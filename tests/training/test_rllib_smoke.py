@@ -29,6 +29,7 @@ from ray.rllib.env.env_runner import NUM_ENV_STEP_FAILURES_LIFETIME  # noqa: E40
 
 import cardenvs  # noqa: E402
 from cardenvs.agents.registry import make_agent  # noqa: E402
+from cardenvs.core import exit_codes  # noqa: E402
 from cardenvs.training import rllib_train, runs  # noqa: E402
 from cardenvs.training.rllib_masking import ILLEGAL_LOGIT, MaskedActorCritic  # noqa: E402
 from cardenvs.training.rllib_train import (  # noqa: E402
@@ -167,7 +168,7 @@ def test_without_ray_the_script_names_the_extra():
     root = Path(__file__).resolve().parents[2]
     done = subprocess.run([sys.executable, "-c", blocked], cwd=root, capture_output=True, text=True, timeout=300,
                           env={**os.environ, "PYTHONPATH": str(root)})
-    assert done.returncode == runs.EXIT_FAILURE
+    assert done.returncode == exit_codes.EXIT_FAILURE
     assert "Traceback" not in done.stderr and len(done.stderr.splitlines()) == 1
     assert 'pip install "cardenvs[rllib]"' in done.stderr
 

@@ -15,8 +15,8 @@ import cardenvs
 from cardenvs import cli
 from cardenvs.agents.registry import make_agent, shipped_checkpoint
 from cardenvs.agents.selfplay import SelfPlayAgent, load_model
+from cardenvs.core import exit_codes
 from cardenvs.training import recipes, runs, selfplay
-from cardenvs.training.cli import parse_train_args, resolve_train_args
 from cardenvs.training.recipes import RECIPES
 
 ENV_ID = "slabberjan_v0"
@@ -139,8 +139,8 @@ def test_resume_continues_from_the_checkpoint_with_nothing_lost(tiny, tmp_path):
     first = [*tiny, "--total-decisions", "128", "--checkpoint-every", "64", "--run-dir", str(run_dir)]
     assert selfplay.main(first) == 0
     saved = torch.load(run_dir / selfplay.CHECKPOINT_NAME, weights_only=False)
-    assert selfplay.main(first) == runs.EXIT_USAGE  # an existing run is never overwritten without --resume
-    args = resolve_train_args(dataclasses.replace(parse_train_args(first), resume=True, total_decisions=384))
+    assert selfplay.main(first) == exit_codes.EXIT_USAGE  # an existing run is never overwritten without --resume
+    args = selfplay.resolve_args(dataclasses.replace(selfplay.parse_args(first), resume=True, total_decisions=384))
     trainer = selfplay.Trainer(args)
     assert trainer.resumed and trainer.decisions == saved["decisions"] and trainer.updates == saved["updates"]
     for name, value in saved["network"].items():
@@ -153,12 +153,12 @@ def test_resume_continues_from_the_checkpoint_with_nothing_lost(tiny, tmp_path):
 
 def test_resume_needs_a_run_and_keeps_the_fixed_options(tiny, tmp_path, capsys):
     run_dir = str(tmp_path / "run")
-    assert selfplay.main([*tiny, "--run-dir", run_dir, "--resume"]) == runs.EXIT_USAGE
+    assert selfplay.main([*tiny, "--run-dir", run_dir, "--resume"]) == exit_codes.EXIT_USAGE
     assert "holds no run" in capsys.readouterr().err
     assert selfplay.main([*tiny, "--total-decisions", "64", "--run-dir", run_dir]) == 0
-    assert selfplay.main([ENV_ID, "--run-dir", run_dir, "--resume", "--hidden", "32"]) == runs.EXIT_USAGE
+    assert selfplay.main([ENV_ID, "--run-dir", run_dir, "--resume", "--hidden", "32"]) == exit_codes.EXIT_USAGE
     assert "--hidden cannot change when resuming" in capsys.readouterr().err
-    assert selfplay.main(["clabber_v0", "--run-dir", run_dir, "--resume"]) == runs.EXIT_USAGE
+    assert selfplay.main(["clabber_v0", "--run-dir", run_dir, "--resume"]) == exit_codes.EXIT_USAGE
     assert f"GAME cannot change when resuming: the run in {run_dir} trains {ENV_ID}" in capsys.readouterr().err
 
 
@@ -174,7 +174,7 @@ def test_resume_needs_a_run_and_keeps_the_fixed_options(tiny, tmp_path, capsys):
 ])
 def test_bad_options_exit_with_one_line_before_anything_is_built(tiny, tmp_path, capsys, options, message):
     run_dir = tmp_path / "run"
-    assert selfplay.main([*tiny, "--run-dir", str(run_dir), *options]) == runs.EXIT_USAGE
+    assert selfplay.main([*tiny, "--run-dir", str(run_dir), *options]) == exit_codes.EXIT_USAGE
     err = capsys.readouterr().err
     assert err.startswith("error: ") and message in err and err.count("\n") == 1
     assert not run_dir.exists()
@@ -185,14 +185,14 @@ def test_a_malformed_command_line_exits_with_code_2(tmp_path, argv):
     """No GAME, a value of the wrong type, a game that is not registered."""
     with pytest.raises(SystemExit) as exit_info:
         selfplay.main([*argv, "--run-dir", str(tmp_path / "run")])
-    assert exit_info.value.code == runs.EXIT_USAGE
+    assert exit_info.value.code == exit_codes.EXIT_USAGE
     assert not (tmp_path / "run").exists()
 
 
 def test_cuda_without_a_cuda_device_is_a_one_line_error(tiny, tmp_path, capsys):
     if torch.cuda.is_available():
         pytest.skip("torch sees a CUDA device here")
-    assert selfplay.main([*tiny, "--device", "cuda", "--run-dir", str(tmp_path / "run")]) == runs.EXIT_USAGE
+    assert selfplay.main([*tiny, "--device", "cuda", "--run-dir", str(tmp_path / "run")]) == exit_codes.EXIT_USAGE
     err = capsys.readouterr().err
     assert err.startswith("error: --device cuda: torch sees no CUDA device") and err.count("\n") == 1
 
@@ -214,14 +214,14 @@ def test_help_lists_the_core_options_only(capsys):
 def test_game_s_recipe_sets_the_defaults_wherever_game_stands_on_the_command_line():
     slap = recipes.recipe("slap_v0").defaults
     for argv in (["slap_v0", "--num-envs", "8"], ["--num-envs", "8", "slap_v0"], ["--run-dir", ENV_ID, "slap_v0"]):
-        run = parse_train_args(argv)
+        run = selfplay.parse_args(argv)
         assert run.env_id == "slap_v0" and run.minibatch_size == slap["minibatch_size"] == 1024, argv
         assert run.gae_lambda == slap["gae_lambda"] and run.total_decisions == slap["total_decisions"]
 
 
 def test_a_game_without_a_recipe_trains_with_the_core_defaults(monkeypatch):
     monkeypatch.delitem(RECIPES, ENV_ID)
-    run = parse_train_args([ENV_ID])
+    run = selfplay.parse_args([ENV_ID])
     core = selfplay.Args()
     assert {spec.name: getattr(run, spec.name) for spec in dataclasses.fields(selfplay.Args)} == vars(core)
     assert recipes.recipe(ENV_ID) == recipes.Recipe()
