@@ -5,7 +5,9 @@ It proves what a checkout cannot: the wheel installs exactly one top-level impor
 trained agents and the rules pages, and its commands work without the repository (the quick start, a tournament
 against ``trained``, ``cardenvs train`` with checkpoint, resume and load as an agent, ``cardenvs serve``). Then the
 OpenAI Agents SDK, which installs a top-level ``agents`` package, goes into the same environment: both work side by
-side, and uninstalling cardenvs leaves the SDK whole.
+side. A read-only install plays (numba's compiled cache goes to the user's cache folder, and nothing at all is
+written into the package), and uninstalling cardenvs after a game leaves nothing of it in site-packages and the SDK
+whole.
 
 The test run's own torch is reused (linked into the new environment by a ``.pth`` file) so that nothing installs a
 second copy of it; the other dependencies come from the package index.
@@ -18,6 +20,7 @@ import json
 import os
 import shutil
 import socket
+import stat
 import subprocess
 import sys
 import time
@@ -37,6 +40,9 @@ COMMAND_TIMEOUT = 900
 #: seconds ``cardenvs serve`` may take to answer its first request
 SERVE_TIMEOUT = 120
 GAME = "slabberjan_v0"
+#: the environment variables of the test run that choose numba's cache folder or silence the compile notice: a pip
+#: user has none of them (the wheel's processes use the platform's cache folder, under a test folder)
+CACHE_VARIABLES = ("NUMBA_CACHE_DIR", "CARDENVS_CACHE_DIR", "CARDENVS_COMPILE_NOTICE", "XDG_CACHE_HOME")
 
 QUICK_START = """
 import numpy as np
@@ -105,14 +111,39 @@ def installed(tmp_path_factory) -> dict[str, Path]:
     run([str(python), "-m", "pip", "install", "--quiet", f"{wheel}[train,web]"], cwd=base)
     outside = base / "elsewhere"
     outside.mkdir()
-    return {"wheel": wheel, "python": python, "bin": venv / "bin", "outside": outside}
+    return {"wheel": wheel, "python": python, "bin": venv / "bin", "outside": outside, "site": site,
+            "user_cache": base / "user-cache"}
 
 
-def clean_environ(installed: dict[str, Path]) -> dict[str, str]:
-    """The process environment without anything that would put the repository on the import path."""
-    environ = {key: value for key, value in os.environ.items() if key not in ("PYTHONPATH", "VIRTUAL_ENV")}
+def clean_environ(installed: dict[str, Path], user_cache: Path | None = None) -> dict[str, str]:
+    """The process environment without anything that would put the repository on the import path or choose numba's
+    cache folder; the platform's per-user cache folder (``XDG_CACHE_HOME`` on Linux) under ``user_cache``, by
+    default the environment's own."""
+    dropped = ("PYTHONPATH", "VIRTUAL_ENV", *CACHE_VARIABLES)
+    environ = {key: value for key, value in os.environ.items() if key not in dropped}
     environ["PATH"] = f"{installed['bin']}{os.pathsep}{environ.get('PATH', '')}"
+    environ["XDG_CACHE_HOME"] = str(user_cache or installed["user_cache"])
     return environ
+
+
+def cache_files(folder: Path) -> list[Path]:
+    """numba's index and data files under ``folder``."""
+    return sorted(path for pattern in ("*.nbi", "*.nbc") for path in folder.rglob(pattern))
+
+
+def package_entries(site: Path) -> list[Path]:
+    """The entries of site-packages that belong to cardenvs: its package and its metadata."""
+    return sorted(entry for entry in site.iterdir() if entry.name.lower().startswith(PACKAGE))
+
+
+def package_files(site: Path) -> dict[str, tuple[int, int, int]]:
+    """Every file and folder of the installed package and its metadata: mode, size and modification time."""
+    found = {}
+    for entry in package_entries(site):
+        for path in [entry, *entry.rglob("*")]:
+            status = path.lstat()
+            found[str(path.relative_to(site))] = (status.st_mode, status.st_size, status.st_mtime_ns)
+    return found
 
 
 def test_the_wheel_installs_one_top_level_package_with_the_trained_agents_and_the_rules(installed):
@@ -192,7 +223,56 @@ def test_serve_answers_a_request(installed):
         server.wait(timeout=30)
 
 
-def test_the_other_agents_package_installs_beside_it_and_survives_its_uninstall(installed):
+#: a game played in a process that records every attempt to write, create, rename or remove anything under the
+#: installed package or its metadata (Python's audit hooks see them all, whoever runs it: the folder's modes are read
+#: only, but a superuser's writes would succeed regardless); ends by printing the game's length and the attempts
+AUDITED_GAME = """
+import json, os, sys, sysconfig
+PACKAGE = os.path.join(sysconfig.get_path("purelib"), "cardenvs")
+WRITE_FLAGS = os.O_WRONLY | os.O_RDWR | os.O_CREAT | os.O_APPEND | os.O_TRUNC
+CHANGES = {"os.mkdir", "os.rename", "os.replace", "os.remove", "os.rmdir", "os.chmod", "os.chown", "os.utime",
+           "os.truncate", "os.link", "os.symlink", "shutil.rmtree", "shutil.move", "shutil.copyfile"}
+attempts = []
+
+
+def inside(path):
+    if not isinstance(path, (str, bytes, os.PathLike)):
+        return False  # a file descriptor
+    return os.path.abspath(os.fsdecode(path)).startswith(PACKAGE)
+
+
+def audit(event, args):
+    if event == "open":
+        path, mode, flags = args
+        writes = (isinstance(mode, str) and any(c in mode for c in "wax+")) or (
+            isinstance(flags, int) and flags & WRITE_FLAGS)
+        if writes and inside(path):
+            attempts.append([event, os.fsdecode(path)])
+    elif event in CHANGES and any(inside(arg) for arg in args):
+        attempts.append([event, repr(args)])
+
+
+sys.addaudithook(audit)
+import numpy as np
+import cardenvs
+
+env = cardenvs.env("slabberjan_v0", num_players=5)  # the quick start's layout
+env.reset(seed=1)
+steps = 0
+for agent in env.agent_iter(400):
+    observation, reward, terminated, truncated, info = env.last()
+    env.step(None if terminated or truncated else int(np.flatnonzero(observation["action_mask"])[-1]))
+    steps += 1
+print(json.dumps({"steps": steps, "attempts": attempts}))
+"""
+
+
+def notices(stderr: str) -> list[str]:
+    """The first-compile notices among a process's error output."""
+    return [line for line in stderr.splitlines() if line.startswith("cardenvs: compiling")]
+
+
+def test_the_other_agents_package_installs_beside_it(installed):
     environ = clean_environ(installed)
     python = str(installed["python"])
     run([python, "-m", "pip", "install", "--quiet", OTHER_AGENTS_PACKAGE], cwd=installed["outside"],
@@ -203,13 +283,52 @@ def test_the_other_agents_package_installs_beside_it_and_survives_its_uninstall(
             "print(Agent(name='a', instructions='b').name, RandomAgent(seed=0).name, cardenvs.available_envs()[0])")
     assert run([python, "-c", both], cwd=installed["outside"], environ=environ).stdout.split() == [
         "a", "random", "clabber_v0"]
+
+
+def test_a_read_only_install_plays_and_writes_nothing_into_the_package(installed, tmp_path):
+    site, python = installed["site"], str(installed["python"])
+    user_cache = tmp_path / "user-cache"  # a cache of its own: the first game here compiles, the second loads
+    environ = clean_environ(installed, user_cache)
+    before = package_files(site)
+    writable = stat.S_IWUSR | stat.S_IWGRP | stat.S_IWOTH
+    entries = [path for entry in package_entries(site) for path in [entry, *entry.rglob("*")]]
+    modes = {path: path.lstat().st_mode for path in entries}
+    for path in entries:
+        path.chmod(modes[path] & ~writable)
+    try:
+        locked = package_files(site)
+        first = run([python, "-c", AUDITED_GAME], cwd=installed["outside"], environ=environ)
+        second = run([python, "-c", AUDITED_GAME], cwd=installed["outside"], environ=environ)
+        assert package_files(site) == locked
+    finally:
+        for path in reversed(entries):
+            path.chmod(modes[path])
+    assert package_files(site) == before
+    played = [json.loads(done.stdout) for done in (first, second)]
+    assert played[0] == played[1] and played[0]["steps"] > 5
+    assert played[0]["attempts"] == []
+    if sys.platform.startswith("linux"):
+        assert cache_files(user_cache / PACKAGE)
+    assert [line.split("'s rules")[0] for line in notices(first.stderr)] == [f"cardenvs: compiling {GAME}"]
+    assert notices(second.stderr) == []  # loaded from the cache it filled
+
+
+def test_uninstall_after_a_game_leaves_nothing_of_cardenvs_and_the_other_agents_package_whole(installed):
+    environ = clean_environ(installed)
+    python, site = str(installed["python"]), installed["site"]
+    run([python, "-m", "pip", "install", "--quiet", OTHER_AGENTS_PACKAGE], cwd=installed["outside"],
+        environ=environ)
+    assert json.loads(run([python, "-c", AUDITED_GAME], cwd=installed["outside"], environ=environ).stdout)["steps"]
+    assert package_entries(site)
     run([python, "-m", "pip", "uninstall", "--yes", "--quiet", PACKAGE], cwd=installed["outside"], environ=environ)
+    assert package_entries(site) == []
+    assert not (installed["bin"] / "cardenvs").exists()
+    gone = subprocess.run([python, "-c", "import cardenvs"], cwd=installed["outside"], env=environ,
+                          capture_output=True, text=True, timeout=COMMAND_TIMEOUT)
+    assert gone.returncode != 0 and "ModuleNotFoundError" in gone.stderr
+    if sys.platform.startswith("linux"):
+        assert cache_files(installed["user_cache"] / PACKAGE)  # the compiled rules stay in the user's cache folder
     sdk = "from agents import Agent, Runner; print(Agent(name='still', instructions='here').name)"
     assert run([python, "-c", sdk], cwd=installed["outside"], environ=environ).stdout.strip() == "still"
-    # numba's cache files, written beside the installed sources at run time, may outlive the uninstall; the
-    # package's modules and its metadata do not
-    gone = subprocess.run([python, "-c", "from cardenvs.agents import RandomAgent"], cwd=installed["outside"],
-                          env=environ, capture_output=True, text=True, timeout=COMMAND_TIMEOUT)
-    assert gone.returncode != 0 and "ModuleNotFoundError" in gone.stderr
     assert f"Name: {OTHER_AGENTS_PACKAGE}" in run([python, "-m", "pip", "show", OTHER_AGENTS_PACKAGE],
                                                    cwd=installed["outside"], environ=environ).stdout
