@@ -37,12 +37,15 @@ PROBE = Path(__file__).with_name("cache_probe.py")
 ROOT = PROBE.parent.parent
 #: the game the sequence runs for by default (its sets ``a`` and ``b`` have different record layouts)
 DEFAULT_GAMES = ("slabberjan_v0",)
+#: the variables that choose the cache folder, silence the notice or turn compiling off: every interpreter started
+#: here starts without them but for those a test sets
+CACHE_VARIABLES = ("NUMBA_CACHE_DIR", compile_cache.CACHE_DIR_VARIABLE, compile_notice.NOTICE_VARIABLE,
+                   "NUMBA_DISABLE_JIT", "XDG_CACHE_HOME")
 
 
 def _run(args: list[str], cache_dir: Path, **extra_env: str) -> str:
-    env = {**os.environ, "NUMBA_CACHE_DIR": str(cache_dir), "PYTHONPATH": str(ROOT), **extra_env}
-    if "NUMBA_DISABLE_JIT" not in extra_env:
-        env.pop("NUMBA_DISABLE_JIT", None)
+    env = {key: value for key, value in os.environ.items() if key not in CACHE_VARIABLES}
+    env.update({"NUMBA_CACHE_DIR": str(cache_dir), "PYTHONPATH": str(ROOT), **extra_env})
     done = subprocess.run(
         [sys.executable, str(PROBE), *args], env=env, capture_output=True, text=True, timeout=900, check=False
     )
@@ -98,9 +101,6 @@ def test_cached_kernels_play_as_plain_python(trajectories, env_id, game_set):
         assert got == want, f"{key}: step {index} differs from plain Python"
 
 
-#: the variables that choose the cache folder or silence the notice: a copy's interpreter starts without them
-CACHE_VARIABLES = ("NUMBA_CACHE_DIR", compile_cache.CACHE_DIR_VARIABLE, compile_notice.NOTICE_VARIABLE,
-                   "NUMBA_DISABLE_JIT", "XDG_CACHE_HOME")
 #: a compiled function of a copied package: what it returns, where it is cached, whether it was loaded or compiled
 PROBE_PROGRAM = """
 import json
