@@ -24,6 +24,9 @@ Engine protocol (all ``@njit(cache=True)``, each taking one state record ``state
 Text (plain Python): ``render(state, params)`` is the public table; ``render_private(state, params, player)``
 adds what only ``player`` sees (``""`` where a game has no private information), for a person at that seat;
 ``describe_step(before, after, params)`` names what a step did beyond the action itself (a burn, an extra turn).
+Words for a person following a game (plain Python, in the game's ``words.py``): ``move_words(before, after, params,
+action)`` says what one decision did, ``final_words(state, params, names)`` who won a finished game and why, and
+``table_caption(state)`` what the picture leaves out.
 Picture (plain Python): ``picture(state, params, shown)`` describes the table for an SVG drawing
 (:mod:`cardenvs.core.picture`), with the private cards of the seats in ``shown``.
 
@@ -183,6 +186,18 @@ class Game:
     #: public events of one step worth announcing to a person (a burnt pile, an extra turn), one line each, from
     #: copies of the record before and after the step
     describe_step: Callable[[Any, Any, Any], list[str]] = no_events
+    #: what one decision did, in the game's words, for a person following the game (the web table's move list):
+    #: ``move_words(before, after, params, action)``, from copies of the record before and after the step, as
+    #: ``(text, seats)`` lines, where ``seats`` are the only seats that may read the line (``()``: every seat; a
+    #: line naming a hidden card names only seats that see it). ``None``: the ``describe_step`` lines, for every seat
+    move_words: Callable[[Any, Any, Any, int], list[tuple[str, tuple[int, ...]]]] | None = None
+    #: one plain sentence of who won a finished game and why, in the game's terms: ``final_words(state, params,
+    #: names)`` with ``names[seat]`` the words for each seat (``"player_0 (you)"``). ``None``: the front end says who
+    #: has the best reward
+    final_words: Callable[[Any, Any, Sequence[str]], str] | None = None
+    #: a line under the table picture naming what the picture leaves out (who played each card of a trick):
+    #: ``table_caption(state)``, ``""`` where there is nothing to add. ``None``: nothing ever
+    table_caption: Callable[[Any], str] | None = None
     #: how the other seats see an action, where its name would tell them what they may not know (a simultaneous
     #: hidden choice); ``None``: its ``action_name``
     public_action_name: Callable[[Any, int], str] | None = None
@@ -235,8 +250,9 @@ class Game:
     #: ``{"determinizations": 64, "rollout": "random"}``: the budgets of the strength table in docs/search.md;
     #: options one agent does not have are ignored for it
     search_defaults: dict[str, Any] = dataclasses.field(default_factory=dict, hash=False, compare=False)
-    #: ``"module:function"`` of the game's OpenSpiel facts (the bridge's ``OpenSpielFacts``: utility type and range,
-    #: longest game, partnerships), kept with the game and read only by :mod:`cardenvs.openspiel`; ``""``: not bridged
+    #: ``"module:function"`` of ``facts(params)``, the game's OpenSpiel facts for given parameters (a
+    #: :class:`cardenvs.core.spiel_facts.OpenSpielFacts`: utility type and range, longest game, partnerships), kept
+    #: in the game's ``spiel.py`` and read only by :mod:`cardenvs.openspiel`; ``""``: not bridged
     openspiel_facts: str = ""
 
     def __post_init__(self) -> None:
