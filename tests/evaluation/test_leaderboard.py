@@ -153,3 +153,26 @@ def test_the_command_lines_learning_curve_defaults_are_the_best_response_s():
         defaults = build_parser().parse_args([command, GAME, *(["random"] if command == "exploit" else [])])
         assert getattr(defaults, f"{prefix}curve_points") == exploit.DEFAULT_CURVE_POINTS
         assert getattr(defaults, f"{prefix}curve_games") == exploit.DEFAULT_CURVE_GAMES
+
+
+def test_the_issue_s_example_seed_plays_the_round_robin_and_trains_its_best_responses(tmp_path, capsys):
+    """``cardenvs leaderboard slap_v0 --agents random heuristic --games 2 --seed 9223372036854775808`` once played
+    and saved the match, then exited 2 when its best responses refused the seed: one seed rule everywhere now."""
+    seed = 2**63
+    argv = ["leaderboard", "slap_v0", "--agents", "random", "heuristic", "--games", "2", "--seed", str(seed),
+            "--results", str(tmp_path), "--exploit-minutes", "0.01", "--exploit-games", "2",
+            "--exploit-curve-points", "0"]
+    assert main(argv) == 0
+    assert json.loads((tmp_path / "leaderboard.json").read_text())["seed"] == seed
+    for spec in ("random", "heuristic"):
+        assert json.loads((tmp_path / "exploit" / spec / "exploit.json").read_text())["settings"]["seed"] == seed
+    assert "| heuristic |" in capsys.readouterr().out
+
+
+def test_a_seed_outside_the_seed_rule_is_refused_before_anything_is_played(tmp_path, capsys):
+    argv = ["leaderboard", GAME, "--agents", "random", "heuristic", "--games", "2", "--results", str(tmp_path / "r")]
+    assert main([*argv, "--seed", str(2**64)]) == 2
+    assert "a seed is an integer from 0 to 2**64-1" in capsys.readouterr().err
+    with pytest.raises(ValueError, match=r"an integer from 0 to 2\*\*64-1"):
+        run_leaderboard(GAME, ["random", "heuristic"], games=2, seed=2**64, results_dir=tmp_path / "r")
+    assert not (tmp_path / "r").exists()

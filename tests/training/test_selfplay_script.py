@@ -16,6 +16,7 @@ from cardenvs import cli
 from cardenvs.agents.registry import make_agent, shipped_checkpoint
 from cardenvs.agents.selfplay import SelfPlayAgent, load_model
 from cardenvs.core import exit_codes
+from cardenvs.core.rng import SEED_LIMIT, SEED_RULE
 from cardenvs.training import recipes, runs, selfplay
 from cardenvs.training.recipes import RECIPES
 
@@ -237,7 +238,7 @@ def test_cardenvs_train_trains_checkpoints_resumes_and_its_model_plays(tmp_path,
     first = torch.load(run_dir / selfplay.CHECKPOINT_NAME, weights_only=False)
     assert first["decisions"] >= 20000
     assert cli.main(["train", ENV_ID, "--total-decisions", "30000", *small, "--resume"]) == 0
-    assert f"(resumed at {first['decisions']})" in capsys.readouterr().out
+    assert f"(resumed at {first['decisions']:,})" in capsys.readouterr().out
     info = json.loads((run_dir / runs.MODEL_INFO_NAME).read_text())
     assert info["decisions"] >= 30000 and info["command"].startswith("cardenvs train slabberjan_v0 ")
     venv = cardenvs.vector_env(ENV_ID, num_envs=16)
@@ -247,6 +248,24 @@ def test_cardenvs_train_trains_checkpoints_resumes_and_its_model_plays(tmp_path,
         actions = agent.act_batch(observations, masks)
         assert masks[np.arange(16), actions].all()
         observations, masks, *_ = venv.step(actions)
+
+
+def test_cardenvs_train_names_each_phase_and_takes_every_seed_of_the_seed_rule(tiny, tmp_path, capsys):
+    """Start-up, training and the final matches (with their size) are each announced as they begin, so that a first
+    run compiling its rules never looks stuck; the largest seed trains, its derived seeds wrapping."""
+    last_seed = str(SEED_LIMIT - 1)
+    argv = [*tiny, "--total-decisions", "64", "--final-games", "4", "--seed", last_seed, "--run-dir",
+            str(tmp_path / "run")]
+    assert selfplay.main(argv) == 0
+    printed = capsys.readouterr().out
+    order = ["[1/3] start-up: 8 games of slabberjan_v0, the league (heuristic, random)", "[2/3] training: ",
+             "[3/3] final matches: 4 games against each of heuristic, random",
+             "final match 1/2: trained vs heuristic, 4 games", "final match 2/2: trained vs random, 4 games"]
+    assert [printed.index(line) for line in order] == sorted(printed.index(line) for line in order)
+    info = json.loads((tmp_path / "run" / runs.MODEL_INFO_NAME).read_text())
+    assert info["args"]["seed"] == SEED_LIMIT - 1 and info["tournament"]["seed"] == 0  # the seed after the last
+    assert selfplay.main([*argv[:-1], str(tmp_path / "other"), "--seed", str(SEED_LIMIT)]) == exit_codes.EXIT_USAGE
+    assert f"--seed must be {SEED_RULE}" in capsys.readouterr().err
 
 
 def test_an_update_whose_last_minibatch_holds_one_decision_keeps_the_weights_finite(tiny_args):
