@@ -20,6 +20,7 @@ from cardenvs.games.clabber.observation import observation_layout, observe
 from cardenvs.games.clabber.params import NUM_PLAYERS, ClabberParams, fill_params, state_fields
 from cardenvs.games.clabber.render import picture, render, render_private
 from cardenvs.games.clabber.resample import resample
+from cardenvs.games.clabber.words import final_words, move_words, table_caption
 
 GAME = Game(
     name="clabber",
@@ -32,6 +33,9 @@ GAME = Game(
     action_name=action_name,
     observation_layout=observation_layout,
     render=render,
+    move_words=move_words,
+    final_words=final_words,
+    table_caption=table_caption,
     picture=picture,
     apply_deal=apply_deal,
     rule_based_agent="cardenvs.agents.clabber:ClabberHeuristic",

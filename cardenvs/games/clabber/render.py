@@ -89,13 +89,20 @@ def picture(state: np.record, params: ClabberParams, shown: frozenset[int]) -> T
     seats = []
     for seat in range(NUM_PLAYERS):
         hand = bits_to_cards(int(state.hand[seat]))
-        piles = [Pile("hand", [card_face(c) for c in hand] if seat in shown else face_down(len(hand)))]
+        # declared meld cards still in the hand are public: face up in the hand, drawn there only
+        melded = int(state.meld_cards[seat]) if state.meld_status[seat] == MELD_DECLARED else 0
+        if seat in shown:
+            hand_cards = [card_face(c) for c in hand]
+        else:
+            known = [c for c in hand if melded >> c & 1]
+            hand_cards = [card_face(c) for c in known] + face_down(len(hand) - len(known))
+        piles = [Pile("hand", hand_cards)]
         facts = [f"team {seat % 2}: bids {_bid_word(int(state.bid_first[seat]), int(state.bid_second[seat]))}"]
         if seat == state.maker and state.trump >= 0:
             facts.append("made trump")
-        if state.meld_status[seat] == MELD_DECLARED:
-            piles.append(Pile(f"melds ({int(state.meld_points[seat])})",
-                              [card_face(c) for c in bits_to_cards(int(state.meld_cards[seat]))]))
+        if melded:
+            facts.append(f"melds {int(state.meld_points[seat])} points: "
+                         + " ".join(card_face(c).label for c in bits_to_cards(melded)))
         played = bits_to_cards(int(state.played[seat]))
         if played:
             piles.append(Pile("played", [card_face(c) for c in played]))

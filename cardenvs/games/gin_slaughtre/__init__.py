@@ -15,6 +15,7 @@ from cardenvs.games.gin_slaughtre.observation import observation_layout, observe
 from cardenvs.games.gin_slaughtre.params import NUM_PLAYERS, GinSlaughtreParams, fill_params, state_fields
 from cardenvs.games.gin_slaughtre.render import describe_step, picture, render, render_private
 from cardenvs.games.gin_slaughtre.resample import resample
+from cardenvs.games.gin_slaughtre.words import final_words, move_words
 
 GAME = Game(
     name="gin_slaughtre",
@@ -27,6 +28,8 @@ GAME = Game(
     action_name=action_name,
     observation_layout=observation_layout,
     render=render,
+    move_words=move_words,
+    final_words=final_words,
     picture=picture,
     apply_deal=apply_deal,
     rule_based_agent="cardenvs.agents.gin_slaughtre:GinSlaughtreHeuristic",

@@ -12,7 +12,6 @@ from cardenvs.games.gin_slaughtre.cards import (
     NO_CARD,
     NUM_CARDS,
     NUM_SUITS,
-    RANK_JOKER,
     RANK_NAMES,
     RANK_NINE,
     SUIT_SYMBOLS,
@@ -185,9 +184,9 @@ def _ending(after: np.record, params: GinSlaughtreParams) -> list[str]:
 
 
 def card_face(card: int) -> Card:
-    """A card id as a drawn face (a Joker has no suit)."""
+    """A card id as a drawn face, labelled as the action names name it (a Joker has no suit: ``Jo1``, ``Jo2``)."""
     if card >= FIRST_JOKER:
-        return Card(RANK_NAMES[RANK_JOKER])
+        return Card(pretty_name(card))
     return Card(RANK_NAMES[card // NUM_SUITS], SUIT_SYMBOLS[card % NUM_SUITS])
 
 

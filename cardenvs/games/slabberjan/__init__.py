@@ -13,6 +13,7 @@ from cardenvs.games.slabberjan.observation import observation_layout, observe
 from cardenvs.games.slabberjan.params import SlabberjanParams, fill_params, state_fields
 from cardenvs.games.slabberjan.render import picture, render, render_private
 from cardenvs.games.slabberjan.resample import resample
+from cardenvs.games.slabberjan.words import final_words, move_words
 
 GAME = Game(
     name="slabberjan",
@@ -25,6 +26,8 @@ GAME = Game(
     action_name=action_name,
     observation_layout=observation_layout,
     render=render,
+    move_words=move_words,
+    final_words=final_words,
     picture=picture,
     apply_deal=apply_deal,
     rule_based_agent="cardenvs.agents.slabberjan:SlabberjanHeuristic",

@@ -17,6 +17,7 @@ from cardenvs.games.slap.observation import observation_layout, observe
 from cardenvs.games.slap.params import SlapParams, fill_params, state_fields
 from cardenvs.games.slap.render import describe_step, picture, render
 from cardenvs.games.slap.resample import resample
+from cardenvs.games.slap.words import final_words, move_words
 
 GAME = Game(
     name="slap",
@@ -31,6 +32,8 @@ GAME = Game(
     describe_step=describe_step,
     observation_layout=observation_layout,
     render=render,
+    move_words=move_words,
+    final_words=final_words,
     picture=picture,
     apply_deal=apply_deal,
     rule_based_agent="cardenvs.agents.slap:SlapHeuristic",

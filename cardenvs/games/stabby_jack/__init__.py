@@ -20,6 +20,7 @@ from cardenvs.games.stabby_jack.observation import observation_layout, observe
 from cardenvs.games.stabby_jack.params import StabbyJackParams, fill_params, state_fields
 from cardenvs.games.stabby_jack.render import picture, render
 from cardenvs.games.stabby_jack.resample import resample
+from cardenvs.games.stabby_jack.words import final_words, move_words
 
 GAME = Game(
     name="stabby_jack",
@@ -32,6 +33,8 @@ GAME = Game(
     action_name=action_name,
     observation_layout=observation_layout,
     render=render,
+    move_words=move_words,
+    final_words=final_words,
     picture=picture,
     apply_deal=apply_deal,
     rule_based_agent="cardenvs.agents.stabby_jack:StabbyJackHeuristic",
