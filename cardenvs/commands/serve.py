@@ -5,7 +5,8 @@ listens on this machine only unless ``--host`` says otherwise; then it warns tha
 address can use the tables, and prints an address to open. The port is taken before anything is printed: a
 port in use or an address that is not this machine's is a clear message and exit status 1. Listening on this
 machine only, the server answers only requests that name this machine (a defence against DNS rebinding). The
-trained agents offered are the ``<env_id>.pt`` files in ``--checkpoints`` (default: the shipped ones).
+trained agents offered are the ``<env_id>.pt`` files in ``--checkpoints`` (default: the shipped ones). Ctrl-C or
+SIGTERM stops the server within seconds, the agents of every table included.
 """
 
 from __future__ import annotations
@@ -78,6 +79,7 @@ def run(args: argparse.Namespace) -> int:
         import uvicorn
 
         from cardenvs.web.app import DEFAULT_CHECKPOINTS, LOOPBACK_HOSTS, create_app
+        from cardenvs.web.server import server_config
     except ImportError as error:
         print(f"cardenvs serve: the web extra is not installed ({error}); pip install 'cardenvs[web]'",
               file=sys.stderr)
@@ -104,5 +106,5 @@ def run(args: argparse.Namespace) -> int:
     app = create_app(checkpoints, allowed_hosts=LOOPBACK_HOSTS if loopback else None)
     print(f"cardenvs: the card table is at {browser_url(args.host, args.port)} (Ctrl-C stops it)", flush=True)
     with sock:
-        uvicorn.Server(uvicorn.Config(app, log_level="warning")).run(sockets=[sock])
+        uvicorn.Server(server_config(app)).run(sockets=[sock])
     return 0

@@ -2,15 +2,25 @@
 
 These classes know nothing about HTTP: the app (:mod:`cardenvs.web.app`) turns their :class:`TableError` into a
 page with the message, and every method that refuses a request raises before it changes anything.
+
+A live table's agents never think on the server's event loop: the app claims a table for a run of agent decisions
+(:meth:`LiveTable.claim`), which then runs in a thread (:meth:`LiveTable.run`); search agents think in worker
+processes (:mod:`cardenvs.web.thinking`). The table's lock is held only while a decision is applied or a page reads
+the table, so pages answer while the agents think; a claimed table refuses further decisions until its run ends.
 """
 
 from __future__ import annotations
 
 import dataclasses
 import functools
+import hashlib
+import hmac
 import json
+import logging
 import re
 import secrets
+import threading
+import time
 import zlib
 from collections import OrderedDict
 from dataclasses import dataclass, field
@@ -20,15 +30,23 @@ from typing import Any
 import numpy as np
 
 import cardenvs
-from cardenvs.agents.base import act_in_env
+from cardenvs.agents.base import act_at_seat
 from cardenvs.core.aec import CardEnv
+from cardenvs.core.rng import SEED_LIMIT
 from cardenvs.records import GameRecord, decisions, replay
+from cardenvs.web.thinking import OutOfTimeError, Thinkers, ThinkingStoppedError
+
+LOGGER = logging.getLogger("cardenvs.web")
 
 #: the agents a page may seat besides the trained one: no free-form spec, so no path from a browser is loaded;
-#: ``pimc`` is the search agent at its default budget (a fraction of a second per decision)
+#: ``pimc`` is the search agent at its game's default budget (a fraction of a second per decision)
 BUILT_IN_AGENTS = ("heuristic", "random", "pimc")
 #: the spec of the game's trained agent (the ``<env_id>.pt`` of the server's checkpoint folder)
 TRAINED_SPEC = "trained"
+#: the kinds of agent spec that search (they think in worker processes)
+SEARCH_KINDS = ("pimc", "ismcts")
+#: the agent that decides for a search agent whose decision ran past its budget
+FALLBACK_SPEC = "heuristic"
 #: tables one browser session keeps; the oldest goes first
 TABLES_PER_SESSION = 16
 #: browser sessions the server keeps; the least recently used goes first
@@ -39,18 +57,26 @@ ISSUED_KEPT = 4096
 SESSION_BYTES_KEPT = 48_000_000
 #: the estimated bytes all sessions' tables may keep; the least recently used sessions go first
 SERVER_BYTES_KEPT = 512_000_000
-#: decisions "play to the end" takes at most in one request (Slap games can be long)
+#: decisions one run of "play to the end" takes at most (Slap games can be long)
 RUN_TO_END_LIMIT = 20_000
+#: seconds the agents may think in the run one request started; then the run pauses and the page offers to go on
+RUN_SECONDS = 60.0
 #: the decisions a table keeps in its move list (a person's since their last turn; a watcher's latest)
 LOG_LINES_KEPT = 400
 #: a replay keeps the whole position every this many steps and replays the actions in between
 REPLAY_STRIDE = 16
-#: estimated bytes of a table without its move list, records and models (env, state records, agents)
+#: estimated bytes of a table without its move list, records and agents (env, state records, locks)
 TABLE_BASE_BYTES = 200_000
+#: estimated bytes of an agent kept in the server's process without a network (rule-based, random)
+AGENT_BYTES = 20_000
+#: how many times its file's size a loaded network takes in memory (parameters, buffers, the module objects)
+NETWORK_BYTES_PER_FILE_BYTE = 2
 #: estimated bytes of one move-list line
 LOG_LINE_BYTES = 600
 #: estimated bytes a recorded action takes (an int in a Python list)
 ACTION_BYTES = 40
+#: estimated bytes of one node of a search tree (ismcts), with its per-action arrays
+TREE_NODE_BYTES = 2_000
 #: an uploaded record's limits: nesting depth, digits of a number, characters of a string, items of a list or
 #: object (a record's action list is the longest), and recorded actions
 RECORD_MAX_DEPTH = 16
@@ -58,6 +84,8 @@ RECORD_MAX_DIGITS = 20
 RECORD_MAX_STRING = 256
 RECORD_MAX_ITEMS = 60_000
 RECORD_MAX_ACTIONS = 50_000
+#: the runs a table's agents make: to the person's turn, one decision, to the end of the game
+RUN_KINDS = ("turn", "step", "end")
 
 
 class TableError(Exception):
@@ -71,13 +99,23 @@ class TableError(Exception):
 
 @dataclass
 class LogLine:
-    """One decision as the log shows it."""
+    """One decision as the move list shows it."""
 
     step: int  #: decisions before it in the game
     seat: int
     public: str  #: the action as the other seats see it
     full: str  #: the action's own name (what its seat chose)
-    events: list[str] = field(default_factory=list)  #: what the game announced about it
+    #: what the decision did, in the game's words: (text, the seats that may read it; () for every seat)
+    events: list[tuple[str, tuple[int, ...]]] = field(default_factory=list)
+
+    def visible(self, viewer: int | None, open_hands: bool) -> list[str]:
+        """The lines of :attr:`events` that ``viewer`` may read (every line with open hands).
+
+        Args:
+            viewer: the seat whose view is shown, or None for the public table.
+            open_hands: every hand is shown.
+        """
+        return [text for text, seats in self.events if open_hands or not seats or viewer in seats]
 
 
 def trained_model(env_id: str, checkpoints: Path | None) -> Path | None:
@@ -121,10 +159,19 @@ def trained_fits(env_id: str, checkpoints: Path | None, params: dict[str, Any]) 
     return sizes == (game.observation_layout(game_params).size, game.num_actions(game_params))
 
 
-def agent_choices(env_id: str, checkpoints: Path | None, params: dict[str, Any] | None = None) -> list[str]:
-    """The agent specs a page offers for ``env_id``: the built-in ones, then ``trained`` where its model is in
-    ``checkpoints`` and plays the game of ``params`` (None: the default parameters)."""
-    choices = list(BUILT_IN_AGENTS)
+def agent_choices(env_id: str, checkpoints: Path | None, params: dict[str, Any] | None = None,
+                  offered: tuple[str, ...] = BUILT_IN_AGENTS) -> list[str]:
+    """The agent specs a page offers for ``env_id``: ``offered``, then ``trained`` where its model is in
+    ``checkpoints`` and plays the game of ``params``.
+
+    Args:
+        env_id: the registered env id.
+        checkpoints: the server's folder of trained agents, or None.
+        params: the game's parameters (None: the default ones).
+        offered: the specs the server offers besides ``trained`` (:data:`BUILT_IN_AGENTS` unless it was started
+            with others, such as a search agent of a larger budget).
+    """
+    choices = list(offered)
     if trained_fits(env_id, checkpoints, params or {}):
         choices.append(TRAINED_SPEC)
     return choices
@@ -166,6 +213,30 @@ def new_env(env_id: str, params: dict[str, Any]) -> CardEnv:
         raise TableError(str(error)) from error
 
 
+def is_search(spec: str) -> bool:
+    """Whether ``spec`` names a search agent (one that thinks in a worker process)."""
+    return spec.partition(":")[0] in SEARCH_KINDS
+
+
+def search_bytes(spec: str, env: CardEnv) -> int:
+    """Estimated bytes one decision of the search agent ``spec`` takes in ``env``'s game: the states it draws and
+    plays out (``pimc``: determinizations × legal actions × rollouts records, twice; ``ismcts``: a drawn state and
+    a tree node per iteration), counted at the game's largest action count.
+
+    Args:
+        spec: a search agent's spec (``pimc[:OPTIONS]`` or ``ismcts[:OPTIONS]``).
+        env: the table's env.
+    """
+    from cardenvs.agents.search import PIMCOptions, parse_options
+
+    kind, _, argument = spec.partition(":")
+    options = parse_options(kind, argument, dict(env.game.search_defaults))
+    record = env.state_record.dtype.itemsize
+    if isinstance(options, PIMCOptions):
+        return 2 * options.determinizations * env.num_actions * options.rollouts * record
+    return options.iterations * (2 * record + TREE_NODE_BYTES)
+
+
 class LiveTable:
     """A game in progress: agents in every seat but the person's (``human``; ``None`` when only watched).
 
@@ -173,17 +244,19 @@ class LiveTable:
         env_id: the registered env id.
         params: the game's parameters.
         seed: the seed of the deal.
-        specs: seat -> agent spec (one of :func:`agent_choices`) for every seat but the person's.
+        specs: seat -> agent spec (one of ``offered``, or ``trained``) for every seat but the person's.
         human: the person's seat, or None for a table that is only watched.
         checkpoints: the server's folder of trained agents (the ``trained`` spec), or None.
+        thinkers: the worker processes search agents think in (None: no search agent may be seated).
+        known_deal: the person chose the seed (the page then says the deal is a known one).
+        offered: the agent specs the server offers besides ``trained``.
     """
 
     kind = "live"
 
     def __init__(self, env_id: str, params: dict[str, Any], seed: int, specs: dict[int, str],
-                 human: int | None, checkpoints: Path | None):
-        from cardenvs.agents.registry import SHIPPED_CHECKPOINTS, make_agent
-
+                 human: int | None, checkpoints: Path | None, thinkers: Thinkers | None = None,
+                 known_deal: bool = False, offered: tuple[str, ...] = BUILT_IN_AGENTS):
         self.env = new_env(env_id, params)
         self.game, self.params = self.env.game, self.env.params
         self.num_players = len(self.env.possible_agents)
@@ -192,36 +265,68 @@ class LiveTable:
         seats = [s for s in range(self.num_players) if s != human]
         if sorted(specs) != seats:
             raise TableError(f"choose an agent for each of seats {seats}")
-        allowed = agent_choices(env_id, checkpoints, params)
+        allowed = agent_choices(env_id, checkpoints, params, offered)
         for seat, spec in specs.items():
             if spec not in allowed:
                 raise TableError(f"agent {spec!r} for seat {seat} is not offered for this game; choose one of "
                                  f"{', '.join(allowed)}")
+            if is_search(spec) and thinkers is None:
+                raise TableError(f"agent {spec!r} cannot be seated: this server runs no search agents")
         self.human = human
-        layout = self.env.layout
-        model = trained_model(env_id, checkpoints)
-        self.agents = {}
-        for seat, spec in specs.items():
-            loaded = spec
-            if spec == TRAINED_SPEC and model is not None and model.parent.resolve() != SHIPPED_CHECKPOINTS.resolve():
-                loaded = f"ppo:{model}"  # the server's own folder's model, never a path from the browser
-            try:
-                self.agents[seat] = make_agent(loaded, env_id, layout, seed=seed + seat)
-            except (ValueError, OSError, ImportError) as error:
-                paths = [p for p in (model, checkpoints, SHIPPED_CHECKPOINTS) if p is not None]
-                raise TableError(f"cannot seat {spec} at player_{seat}: {_without_paths(str(error), paths)}") from error
-        self._model_bytes = sum(model.stat().st_size for spec in specs.values() if spec == TRAINED_SPEC and model)
+        self.specs = dict(specs)
+        self.thinkers = thinkers
+        self.known_deal = known_deal
+        self.agents = self._seat_agents(env_id, checkpoints)
         names = [specs.get(s, "human") for s in range(self.num_players)]
         self.record = GameRecord(env_id, dataclasses.asdict(self.params), seed, agents=names)
+        self._agent_bytes = self._agents_footprint(checkpoints)
         self.env.reset(seed=seed)
         self.final: dict[str, float] = {}
         self.log: list[LogLine] = []  #: the move list: a person's since their last turn, a watcher's latest
         self.decisions = 0  #: decisions made in the game so far
         self.log_from = 0  #: the first decision the move list covers (the person's last, or the game's first)
-        self.last_events: list[str] = []  #: what the game announced about its last decision (describe_step)
-        self._advance()
+        #: guards the env, the log and the run state: held while a decision is applied or a page reads the table
+        self.lock = threading.RLock()
+        self.running = False  #: a run of agent decisions is under way (the table takes no other decision)
+        self.paused = ""  #: why the last run stopped before it was done ("" when it was done)
+        self.trouble = ""  #: what went wrong in the last run (an agent that failed), "" when nothing did
+        self._closed = threading.Event()
+        self._decision()
 
-    # -------------------------------------------------------------- reading
+    def _seat_agents(self, env_id: str, checkpoints: Path | None) -> dict[int, Any]:
+        """The agents that think in this process (every seat's but the search agents'), and the fallback agent
+        of the search seats."""
+        from cardenvs.agents.registry import SHIPPED_CHECKPOINTS, make_agent
+
+        layout = self.env.layout
+        model = trained_model(env_id, checkpoints)
+        agents: dict[int, Any] = {}
+        wanted = {seat: spec for seat, spec in self.specs.items() if not is_search(spec)}
+        if any(is_search(spec) for spec in self.specs.values()):
+            wanted[-1] = FALLBACK_SPEC  # key -1: the fallback of the search seats
+        for seat, spec in wanted.items():
+            loaded = spec
+            if spec == TRAINED_SPEC and model is not None and model.parent.resolve() != SHIPPED_CHECKPOINTS.resolve():
+                loaded = f"ppo:{model}"  # the server's own folder's model, never a path from the browser
+            try:
+                agents[seat] = make_agent(loaded, env_id, layout, seed=secrets.randbelow(SEED_LIMIT))
+            except (ValueError, OSError, ImportError) as error:
+                paths = [p for p in (model, checkpoints, SHIPPED_CHECKPOINTS) if p is not None]
+                raise TableError(f"cannot seat {spec} at player_{seat}: {_without_paths(str(error), paths)}") from error
+        return agents
+
+    def _agents_footprint(self, checkpoints: Path | None) -> int:
+        """Estimated bytes of the agents: networks loaded here, the search seats' buffers of one decision."""
+        model = trained_model(self.record.env_id, checkpoints)
+        total = AGENT_BYTES * len(self.agents)
+        for spec in self.specs.values():
+            if spec == TRAINED_SPEC and model is not None:
+                total += NETWORK_BYTES_PER_FILE_BYTE * model.stat().st_size
+            elif is_search(spec):
+                total += search_bytes(spec, self.env)
+        return total
+
+    # -------------------------------------------------------------- reading (hold ``lock``)
     @property
     def over(self) -> bool:
         return not self.env.agents
@@ -251,73 +356,149 @@ class LiveTable:
         return None if not self.over else [self.final.get(a, 0.0) for a in self.env.possible_agents]
 
     def footprint(self) -> int:
-        """Estimated bytes the table keeps (env, agents' models, move list, record)."""
-        return (TABLE_BASE_BYTES + self._model_bytes + LOG_LINE_BYTES * len(self.log)
+        """Estimated bytes the table keeps (env, agents, move list, record)."""
+        return (TABLE_BASE_BYTES + self._agent_bytes + LOG_LINE_BYTES * len(self.log)
                 + ACTION_BYTES * len(self.record.actions))
 
-    # -------------------------------------------------------------- acting
-    def play(self, action: int) -> None:
-        """The person's decision; the agents then play until it is the person's turn again or the game ends."""
-        if self.human is None:
-            raise TableError("nobody plays at this table: it is only watched")
-        if self.over:
-            raise TableError("the game is over; start a new one")
-        if self.to_act != self.human:
-            raise TableError(f"it is player_{self.to_act}'s turn, not yours")
-        legal = dict(self.legal_actions())
-        if action not in legal:
-            names = ", ".join(f"{a} ({name})" for a, name in legal.items())
-            raise TableError(f"action {action} is not legal now; the legal actions are {names}")
-        self.log.clear()  # the move list starts again at the person's own decision
-        self.log_from = self.decisions
-        self._apply(self.human, action)
-        self._advance()
+    # -------------------------------------------------------------- deciding (on the event loop, fast)
+    def _check_decision(self, decision: int) -> None:
+        """TableError (409) where the posting page is out of date or the agents are still thinking."""
+        if decision != self.decisions:
+            raise TableError(f"this page is out of date: decision {decision} was already made (the game is at "
+                             f"decision {self.decisions}); the table below is the game as it is now", 409)
+        if self.running:
+            raise TableError("the agents are still thinking about the last decision: wait for the page to show "
+                             "their moves", 409)
 
-    def step(self) -> None:
-        """One agent decision (watching); TableError when it is the person's turn or the game is over."""
-        if self.over:
-            raise TableError("the game is over")
-        if self.to_act == self.human:
-            raise TableError("it is your turn: choose an action")
-        self._agent_move()
+    def play(self, action: int, decision: int) -> bool:
+        """The person's decision ``decision`` (the game's decision count the page showed): applied at once;
+        whether the agents are to move next (then the table is claimed for their run, see :meth:`run`).
 
-    def run_to_end(self) -> None:
-        """Agent decisions until the game ends (watching)."""
-        for _ in range(RUN_TO_END_LIMIT):
-            if self.over or self.to_act == self.human:
-                return
-            self._agent_move()
+        Raises:
+            TableError: nobody plays here, the game is over, it is not the person's turn, the page is out of date
+                (409, a repeated or stale post), or the action is not legal; nothing changes then.
+        """
+        with self.lock:
+            if self.human is None:
+                raise TableError("nobody plays at this table: it is only watched")
+            if self.over:
+                raise TableError("the game is over; start a new one", 409 if decision != self.decisions else 400)
+            self._check_decision(decision)
+            if self.to_act != self.human:
+                raise TableError(f"it is player_{self.to_act}'s turn, not yours")
+            legal = dict(self.legal_actions())
+            if action not in legal:
+                names = ", ".join(f"{a} ({name})" for a, name in legal.items())
+                raise TableError(f"action {action} is not legal now; the legal actions are {names}")
+            self.log.clear()  # the move list starts again at the person's own decision
+            self.log_from = self.decisions
+            self.trouble = self.paused = ""
+            self._apply(self.human, action)
+            return self.claim("turn", self.decisions, quiet=True)
 
-    def _agent_move(self) -> None:
+    def claim(self, run: str, decision: int, quiet: bool = False) -> bool:
+        """Claim the table for a run of agent decisions (``turn``: until the person's turn; ``step``: one;
+        ``end``: to the end of the game), from decision ``decision``: whether there is anything to run (then run
+        :meth:`run` with it, in a thread; the table refuses other decisions until it ends).
+
+        Args:
+            run: one of :data:`RUN_KINDS`.
+            decision: the game's decision count the posting page showed.
+            quiet: return False instead of refusing where there is nothing to run.
+
+        Raises:
+            TableError: an out-of-date page or a running table (409), a finished game, or the person's turn.
+        """
+        with self.lock:
+            if not quiet:
+                self._check_decision(decision)
+                if self.over:
+                    raise TableError("the game is over")
+                if self.to_act == self.human:
+                    raise TableError("it is your turn: choose an action")
+            if self.over or self.to_act == self.human or self.running or (run == "turn" and self.human is None):
+                return False  # nothing to run (a watched table's agents move only when asked)
+            self.running = True
+            self.trouble = self.paused = ""
+            return True
+
+    # -------------------------------------------------------------- the agents' run (in a thread)
+    def run(self, run: str) -> None:
+        """Agent decisions of a claimed table until the run is done (see :meth:`claim`), the run's thinking
+        budget (:data:`RUN_SECONDS`) is spent, or the table is closed. Never raises: a failure is kept in
+        :attr:`trouble` for the page."""
+        started = time.monotonic()
+        made = 0
+        try:
+            while not self._closed.is_set():
+                with self.lock:
+                    if self.over or self.to_act == self.human:
+                        return
+                    seat, observation = self._next()
+                    record = self.env.state_record.copy()
+                action, note = self._think(seat, record, observation)
+                with self.lock:
+                    if self._closed.is_set():
+                        return
+                    self._apply(seat, action, note)
+                made += 1
+                if run == "step":
+                    return
+                if made >= RUN_TO_END_LIMIT or time.monotonic() - started > RUN_SECONDS:
+                    with self.lock:
+                        if not self.over and self.to_act != self.human:
+                            self.paused = (f"the agents paused after {made:,} decisions and "
+                                           f"{time.monotonic() - started:.0f} s of thinking")
+                    return
+        except ThinkingStoppedError:
+            return
+        except Exception as error:  # the page says what failed; the server goes on
+            LOGGER.warning("a table's agents stopped: %s: %s", type(error).__name__, error)
+            with self.lock:
+                self.trouble = f"the agents stopped: {type(error).__name__}: {error}"
+        finally:
+            with self.lock:
+                self.running = False
+
+    def _next(self) -> tuple[int, dict]:
         agent, observation = self._decision()
-        seat = self.env.possible_agents.index(agent)
-        self._apply(seat, act_in_env(self.agents[seat], self.env, observation))
+        return self.env.possible_agents.index(agent), observation
 
-    def _advance(self) -> None:
-        """Agent decisions until the person is to act or the game is over."""
-        self._decision()
-        while self.human is not None and not self.over and self.to_act != self.human:
-            self._agent_move()
+    def _think(self, seat: int, record: np.record, observation: dict) -> tuple[int, str]:
+        """``seat``'s agent's action (a search agent in a worker), and a note for the move list where the agent's
+        own decision was replaced (it ran past its budget or failed: the rule-based move is played)."""
+        spec = self.specs[seat]
+        obs, mask = observation["observation"], observation["action_mask"]
+        if not is_search(spec):
+            return act_at_seat(self.agents[seat], self.game, self.params, record, seat, obs, mask), ""
+        try:
+            return self.thinkers.decide(self.record.env_id, self.record.params, record, seat, obs, mask, spec), ""
+        except OutOfTimeError as reason:
+            action = act_at_seat(self.agents[-1], self.game, self.params, record, seat, obs, mask)
+            return action, f"{spec} decided nothing: {reason}; the rule-based move was played"
 
+    def close(self) -> None:
+        """Stop the table's run (the server shuts down, or the table was closed to make room)."""
+        self._closed.set()
+
+    # -------------------------------------------------------------- bookkeeping (hold ``lock``)
     def _decision(self) -> tuple[str, dict] | tuple[None, None]:
         """The next live decision, retiring finished agents first (their final rewards go to ``final``)."""
         return next(decisions(self.env, self.final), (None, None))
 
-    def _apply(self, seat: int, action: int) -> None:
-        from cardenvs.web.words import action_namer, engine_moves
+    def _apply(self, seat: int, action: int, note: str = "") -> None:
+        from cardenvs.web.words import action_namer, move_lines
 
         before = self.env.state_record.copy()
         self.env.step(action)
         self.record.actions.append(action)
         after = self.env.state_record.copy()
         public = (self.game.public_action_name or self.game.action_name)(self.params, action)
-        announced = self.game.describe_step(before, after, self.params)
-        events = engine_moves(self.game, before, after, seat, action) + announced
+        events = ([(note, ())] if note else []) + move_lines(self.game, before, after, self.params, action)
         full = action_namer(self.game)(self.params, action, before)
         self.log.append(LogLine(self.decisions, seat, public, full, events))
         del self.log[:-LOG_LINES_KEPT]
         self.decisions += 1
-        self.last_events = announced
         self._decision()  # retires the agents that are done, so that ``to_act`` and ``over`` are current
         if self.over:
             self.record.rewards = self.rewards()
@@ -484,19 +665,22 @@ class TableStore:
     """The tables of every browser session, in server memory (a reload of a page finds its table again).
 
     A session id is handed out by the pages that start a table (:meth:`issue`); only such an id can hold
-    tables, so requests without one never push anybody's tables out. What is kept is bounded three ways:
-    tables per session, estimated bytes per session and estimated bytes over all sessions (the oldest tables,
-    then the least recently used sessions, go first).
+    tables, so requests without one never push anybody's tables out. Each session has a form token
+    (:meth:`form_token`) that every form of its pages carries. What is kept is bounded three ways: tables per
+    session, estimated bytes per session and estimated bytes over all sessions (the oldest tables, then the least
+    recently used sessions, go first); a live table that goes is stopped.
     """
 
     def __init__(self) -> None:
         self._sessions: OrderedDict[str, OrderedDict[str, LiveTable | ReplayTable]] = OrderedDict()
         self._issued: OrderedDict[str, None] = OrderedDict()
+        self._token_key = secrets.token_bytes(32)
 
     @staticmethod
-    def random_below(limit: int) -> int:
-        """A seed for a game whose page gave none (the server's randomness, never a game's)."""
-        return secrets.randbelow(limit)
+    def random_seed() -> int:
+        """A seed for a game whose page asked for no known deal: from the operating system's random source, over
+        the whole seed range (so that no deal can be found by trying seeds)."""
+        return secrets.randbelow(SEED_LIMIT)
 
     def issue(self) -> str:
         """A new session id, remembered (among the latest :data:`ISSUED_KEPT`) until it holds a table."""
@@ -506,10 +690,21 @@ class TableStore:
             self._issued.popitem(last=False)
         return session
 
+    def form_token(self, session: str) -> str:
+        """The token the forms of ``session``'s pages carry: a keyed hash of the session id (a page of another site
+        cannot read it, so it cannot post a form of this server in the person's name)."""
+        return hmac.new(self._token_key, session.encode("utf-8", "replace"), hashlib.sha256).hexdigest()[:32]
+
+    def check_token(self, session: str | None, token: object) -> None:
+        """TableError (403) unless ``token`` is the form token of ``session``."""
+        if session is None or not isinstance(token, str) or not hmac.compare_digest(
+                token.encode("utf-8", "replace"), self.form_token(session).encode()):
+            raise TableError("this form did not come from a page of this server in this browser session (or the "
+                             "page is too old): open the page again and use its form", 403)
+
     def known(self, session: str | None) -> bool:
         """Whether ``session`` was handed out by this server (and not yet forgotten)."""
         return session is not None and (session in self._sessions or session in self._issued)
-
     def require(self, session: str | None) -> None:
         """TableError (403) unless ``session`` was handed out by this server: a page must be opened first."""
         if not self.known(session):
@@ -533,10 +728,11 @@ class TableStore:
         table_id = secrets.token_urlsafe(8)
         tables[table_id] = table
         while len(tables) > TABLES_PER_SESSION or self.footprint(session) > SESSION_BYTES_KEPT:
-            tables.popitem(last=False)
+            _close(tables.popitem(last=False)[1])
         while len(self._sessions) > SESSIONS_KEPT or (len(self._sessions) > 1
                                                        and self.footprint() > SERVER_BYTES_KEPT):
-            self._sessions.popitem(last=False)
+            for gone in self._sessions.popitem(last=False)[1].values():
+                _close(gone)
         return table_id
 
     def get(self, session: str | None, table_id: str, kind: str) -> Any:
@@ -555,4 +751,27 @@ class TableStore:
         """Re-check the session's bounds after one of its tables grew (a game played on)."""
         tables = self._sessions.get(session)
         while tables and len(tables) > 1 and self.footprint(session) > SESSION_BYTES_KEPT:
-            tables.popitem(last=False)
+            _close(tables.popitem(last=False)[1])
+
+    def deal_in_play(self, env_id: str, seed: int, table: LiveTable | ReplayTable | None = None) -> bool:
+        """Whether a person plays the deal of ``env_id`` and ``seed`` at a live table of any session (other than
+        ``table``) with its cards hidden: then no other table may show that deal's hidden cards."""
+        return any(other is not table and isinstance(other, LiveTable) and other.hides_cards
+                   and other.record.env_id == env_id and other.record.seed == seed
+                   for tables in self._sessions.values() for other in tables.values())
+
+    def live_tables(self) -> list[LiveTable]:
+        """Every session's live tables."""
+        return [table for tables in self._sessions.values() for table in tables.values()
+                if isinstance(table, LiveTable)]
+
+    def close(self) -> None:
+        """Stop every live table's agents (the server shuts down)."""
+        for table in self.live_tables():
+            table.close()
+
+
+def _close(table: LiveTable | ReplayTable) -> None:
+    """Stop a table that goes (a live one's agents stop at their next decision)."""
+    if isinstance(table, LiveTable):
+        table.close()

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import html
 import json
 import re
 import warnings
@@ -20,6 +21,7 @@ with warnings.catch_warnings():  # Starlette's test client names its preferred H
 from cardenvs.records import GameRecord
 from cardenvs.web.app import SESSION_COOKIE, create_app
 from cardenvs.web.tables import TABLES_PER_SESSION, table_games
+from tests.web.web_helpers import act, session_token, start, table_of, upload
 
 
 @pytest.fixture
@@ -27,16 +29,8 @@ def client():
     return TestClient(create_app(checkpoints=None))
 
 
-def _start(client, env_id="slabberjan_v0", mode="play", **form):
-    assert client.get(f"/{mode}/{env_id}").status_code == 200  # the page that hands out the session
-    fields = {"seat": "0", "seed": "7", **{f"agent_{s}": "heuristic" for s in range(8)}, **form}
-    response = client.post(f"/{mode}/{env_id}", data=fields, follow_redirects=False)
-    assert response.status_code == 303, response.text
-    return response.headers["location"]
-
-
-def _table(client, location):
-    return client.app.state.tables.get(client.cookies.get(SESSION_COOKIE), location.split("/")[-1], "live")
+_start = start
+_table = table_of
 
 
 def test_the_front_page_lists_every_game_with_its_pages(client):
@@ -53,9 +47,9 @@ def test_every_game_opens_its_play_and_watch_pages_and_a_watched_game_plays_to_i
     table = _table(client, location)
     for view in ("public", "all", "0"):
         assert client.get(f"{location}?view={view}").status_code == 200
-    assert client.post(f"{location}/step", data={"query": "view=all"}).status_code == 200
+    assert act(client, location, "step", query="view=all").status_code == 200
     assert len(table.log) == table.decisions == 1
-    assert client.post(f"{location}/end", data={}).status_code == 200 and table.over
+    assert act(client, location, "end").status_code == 200 and table.over
     assert 'id="result"' in client.get(location).text
 
 
@@ -86,11 +80,10 @@ def test_an_illegal_action_is_refused_and_changes_nothing(client):
     mask = table.env.observe(table.env.agent_selection)["action_mask"]
     illegal = int(np.flatnonzero(mask == 0)[0])
     for action in (str(illegal), "x", "-1", "100000"):
-        response = client.post(f"{location}/play", data={"action": action})
+        response = act(client, location, "play", action=action)
         assert response.status_code == 400 and 'id="error"' in response.text
         assert table.env.state_record.tobytes() == before and len(table.log) == log
-    assert "is not legal now; the legal actions are" in client.post(f"{location}/play",
-                                                                   data={"action": str(illegal)}).text
+    assert "is not legal now; the legal actions are" in act(client, location, "play", action=str(illegal)).text
 
 
 def test_a_legal_action_moves_the_game_and_the_agents_play_until_the_person_s_turn(client):
@@ -99,7 +92,7 @@ def test_a_legal_action_moves_the_game_and_the_agents_play_until_the_person_s_tu
     while not table.over:
         assert table.to_act == 0
         action = table.legal_actions()[0][0]
-        assert client.post(f"{location}/play", data={"action": str(action)}).status_code == 200
+        assert act(client, location, "play", action=str(action)).status_code == 200
     record = GameRecord.from_dict(json.loads(client.get(f"{location}/record.json").text))
     assert record.rewards == table.rewards() and record.actions == table.record.actions
     assert record.agents == ["human", "heuristic", "heuristic", "heuristic"]
@@ -107,11 +100,12 @@ def test_a_legal_action_moves_the_game_and_the_agents_play_until_the_person_s_tu
 
 def test_only_offered_agents_can_be_seated(client):
     client.get("/play/slap_v0")
+    token = session_token(client)
     for spec in ("ppo:/etc/passwd", "human", "rllib:x"):
-        response = client.post("/play/slap_v0", data={"seat": "0", "agent_1": spec, "agent_2": "random",
-                                                      "agent_3": "random"})
+        response = client.post("/play/slap_v0", data={"token": token, "seat": "0", "agent_1": spec,
+                                                      "agent_2": "random", "agent_3": "random"})
         assert response.status_code == 400 and "is not offered" in response.text
-    response = client.post("/play/slap_v0", data={"seat": "9"})
+    response = client.post("/play/slap_v0", data={"token": token, "seat": "9"})
     assert response.status_code == 400 and "your seat must be a whole number from 0 to 3" in response.text
 
 
@@ -126,9 +120,9 @@ def test_a_corrupt_upload_is_refused_with_the_reason(client):
     }
     client.get("/replay")
     for body, message in cases.items():
-        response = client.post("/replay", files={"record": ("game.json", body, "application/json")})
+        response = upload(client, body)
         assert response.status_code == 400 and message in response.text.replace("&#39;", "'"), body
-    assert "choose a record file" in client.post("/replay", data={}).text
+    assert "choose a record file" in client.post("/replay", data={"token": session_token(client)}).text
 
 
 def test_a_replay_steps_forwards_and_back_and_refuses_a_step_outside_it(client):
@@ -140,10 +134,8 @@ def test_a_replay_steps_forwards_and_back_and_refuses_a_step_outside_it(client):
         if action is not None:
             record.actions.append(action)
         env.step(action)
-    client.get("/replay")
-    response = client.post("/replay", files={"record": ("r.json", json.dumps(record.to_dict()).encode())},
-                           follow_redirects=False)
-    location = response.headers["location"].split("?")[0]
+    response = upload(client, json.dumps(record.to_dict()).encode(), "r.json", follow_redirects=False)
+    location = response.headers["location"]
     steps = len(record.actions)
     assert f'data-step="{steps}" data-steps="{steps}"' in client.get(f"{location}?step={steps}").text
     assert 'data-step="1"' in client.get(f"{location}?step=1&view=0").text
@@ -222,11 +214,11 @@ def test_nothing_a_person_requests_during_their_game_shows_a_hidden_card(client,
         assert any(hidden.values()) or private, "the check needs a position with hidden cards"
     views = ["", "public", "all", "ALL", "-1", "99", "x", *map(str, range(table.num_players))]
     responses = [client.get(f"{location}?view={view}") for view in views]
+    token = session_token(client)
     responses += [client.get(f"{location}?view=all&view=0"), client.get(f"{location}?speed=10&view=all"),
-                  client.get(f"{location}/record.json"), client.post(f"{location}/replay"),
-                  client.post(f"{location}/step", data={"query": "view=all"}),
-                  client.post(f"{location}/end", data={"query": "view=0"}),
-                  client.post(f"{location}/play", data={"action": "-5"}),
+                  client.get(f"{location}/record.json"), client.post(f"{location}/replay", data={"token": token}),
+                  act(client, location, "step", query="view=all"), act(client, location, "end", query="view=0"),
+                  act(client, location, "play", action="-5"),
                   client.get(f"/replay/{location.split('/')[-1]}?view=all")]
     for response in responses:
         assert response.status_code < 500
@@ -247,12 +239,13 @@ def test_every_view_record_and_replay_opens_once_the_person_s_game_is_over(clien
     location = _start(client, "clabber_v0", short="1")
     table = _table(client, location)
     while not table.over:
-        client.post(f"{location}/play", data={"action": str(table.legal_actions()[0][0])})
+        act(client, location, "play", action=str(table.legal_actions()[0][0]))
     for view in ("all", "1", "public"):
         assert client.get(f"{location}?view={view}").status_code == 200
     record = json.loads(client.get(f"{location}/record.json").text)
     assert record["actions"] == table.record.actions
-    assert client.post(f"{location}/replay", follow_redirects=False).status_code == 303
+    response = client.post(f"{location}/replay", data={"token": session_token(client)}, follow_redirects=False)
+    assert response.status_code == 303
 
 
 def test_a_watched_table_keeps_its_open_views(client):
@@ -270,19 +263,20 @@ def test_numbers_are_bounded_in_length_and_ascii_digits_only(client):
     table = _table(client, location)
     before = table.env.state_record.tobytes()
     long_number = "1" * 5000
+    token = session_token(client)
     for response in (client.get(f"{location}?view={long_number}"), client.get(f"{location}?speed={long_number}"),
-                     client.post(f"{location}/play", data={"action": long_number}),
-                     client.post(f"{location}/play", data={"action": "١"}),  # an Arabic-Indic digit one
+                     act(client, location, "play", action=long_number),
+                     act(client, location, "play", action="١"),  # an Arabic-Indic digit one
+                     act(client, location, "play", action="1", decision=long_number),
                      client.get(f"/play/slap_v0?players={long_number}"), client.get("/play/slap_v0?players=٣"),
-                     client.post("/play/slap_v0", data={"seat": "0", "seed": long_number}),
-                     client.post("/play/slap_v0", data={"seat": "٠", "seed": "1"})):
+                     client.post("/play/slap_v0", data={"token": token, "seat": "0", "seed": long_number}),
+                     client.post("/play/slap_v0", data={"token": token, "seat": "٠", "seed": "1"})):
         assert response.status_code == 400 and 'id="error"' in response.text, response.text[-300:]
         assert "whole number" in response.text and long_number not in response.text
     assert table.env.state_record.tobytes() == before
 
 
-def _upload(client, body: bytes, name="game.json"):
-    return client.post("/replay", files={"record": (name, body, "application/json")})
+_upload = upload
 
 
 def test_hostile_records_are_refused_with_the_app_s_page(client):
@@ -374,8 +368,10 @@ def test_error_pages_do_not_show_the_server_s_checkpoint_folder(tmp_path):
     folder.mkdir()
     (folder / "slap_v0.pt").write_bytes((SHIPPED_CHECKPOINTS / "slap_v0.pt").read_bytes()[:1000])  # corrupt
     client = TestClient(create_app(checkpoints=folder))
-    for page in (client.get("/"), client.get("/play/slap_v0"),
-                 client.post("/play/slap_v0", data={"seat": "0", "agent_1": "trained"})):
+    pages = [client.get("/"), client.get("/play/slap_v0")]
+    pages.append(client.post("/play/slap_v0", data={"token": session_token(client), "seat": "0",
+                                                    "agent_1": "trained"}))
+    for page in pages:
         assert str(tmp_path) not in page.text and "secret_models" not in page.text
 
 
@@ -408,18 +404,18 @@ def test_the_move_list_shows_every_decision_since_the_person_s_last_turn_with_th
     while not table.over:
         decided = table.decisions
         action = table.legal_actions()[0][0]
-        page = client.post(f"{location}/play", data={"action": str(action)}).text
+        page = act(client, location, "play", action=str(action)).text
         steps = [int(step) for step in re.findall(r'class="move" data-step="(\d+)"', page)]
         assert steps == list(range(decided, table.decisions))  # own decision first, none left out
         assert re.search(r"\b(10|[2-9AKQJ])[CDHS]\b", page.split('id="log"')[1].split("</ol>")[0]) is None
     page = client.get(location).text
     result = re.search(r'id="result">(.*?)</p>', page, re.S).group(1)
-    assert "wins" in result or "draw" in result
-    assert "one hand played" in result and "target" not in result
+    assert re.search(r"player_\d.* win the hand|A draw", result), result
+    assert "one hand played" in result and "the game ends" not in result
 
 
 def test_clabber_s_forced_plays_appear_in_the_move_list(client):
-    from cardenvs.web.words import engine_moves
+    from cardenvs.games.clabber.words import move_words
 
     env = cardenvs.env("clabber_v0", single_hand=True)
     env.reset(seed=2)
@@ -431,9 +427,9 @@ def test_clabber_s_forced_plays_appear_in_the_move_list(client):
             env.step(None)
             continue
         action = int(rng.choice(np.flatnonzero(observation["action_mask"])))
-        before, seat = env.state_record.copy(), int(env.state_record.current_player)
+        before = env.state_record.copy()
         env.step(action)
-        forced += [line for line in engine_moves(env.game, before, env.state_record.copy(), seat, action)
+        forced += [line for line, _ in move_words(before, env.state_record.copy(), env.params, action)
                    if "forced" in line]
     played = sum(len(line.split("plays ")[1].split(" (")[0].split()) for line in forced)
     decisions_played = 24 - played  # every one of the 24 cards is played, by a decision or by force
@@ -469,8 +465,8 @@ def test_player_counts_offer_only_agents_that_can_play_them(tmp_path):
     assert 'value="trained"' in client.get("/play/slap_v0").text
     page = client.get("/play/slap_v0?players=3").text
     assert 'value="trained"' not in page and 'id="no-trained"' in page
-    response = client.post("/play/slap_v0", data={"players": "3", "seat": "0", "agent_1": "trained",
-                                                  "agent_2": "random"})
+    response = client.post("/play/slap_v0", data={"token": session_token(client), "players": "3", "seat": "0",
+                                                  "agent_1": "trained", "agent_2": "random"})
     assert response.status_code == 400 and "is not offered" in response.text
 
 
@@ -489,16 +485,15 @@ def test_a_replay_names_arrangements_by_their_cards_and_ends_in_words(client):
         if action is not None:
             record.actions.append(action)
         env.step(action)
-    client.get("/replay")
-    location = client.post("/replay", files={"record": ("r.json", json.dumps(record.to_dict()).encode())},
-                           follow_redirects=False).headers["location"].split("?")[0]
+    location = upload(client, json.dumps(record.to_dict()).encode(), "r.json",
+                      follow_redirects=False).headers["location"]
     first = client.get(f"{location}?step=0").text
     assert re.search(r'id="next-move">Next: player_\d chooses upcards: \S+ \S+ \S+</p>', first), first[-2000:]
     last = client.get(f"{location}?step={len(record.actions)}").text
-    assert re.search(r'id="result">Game over: (player_\d wins|nobody wins)', last)
+    assert re.search(r'id="result">Game over: (player_\d wins|A draw)', last)
     unfinished = GameRecord("gin_slaughtre_v0", {}, 3, actions=record.actions[:2])
-    location = client.post("/replay", files={"record": ("u.json", json.dumps(unfinished.to_dict()).encode())},
-                           follow_redirects=False).headers["location"].split("?")[0]
+    location = upload(client, json.dumps(unfinished.to_dict()).encode(), "u.json",
+                      follow_redirects=False).headers["location"]
     assert "the game was not finished" in client.get(f"{location}?step=2").text
 
 
@@ -509,10 +504,10 @@ def test_the_trick_on_the_table_names_who_played_each_card(client):
     location = _start(client, "clabber_v0", short="1")
     table = _table(client, location)
     while not table.over and int(table.env.state_record.leader) < 0:  # through the bidding
-        client.post(f"{location}/play", data={"action": str(table.legal_actions()[0][0])})
+        act(client, location, "play", action=str(table.legal_actions()[0][0]))
     captions = 0
     while not table.over:
-        client.post(f"{location}/play", data={"action": str(table.legal_actions()[0][0])})
+        act(client, location, "play", action=str(table.legal_actions()[0][0]))
         state = table.env.state_record
         caption = re.search(r'id="trick">Trick: (.*?)</p>', client.get(location).text)
         shown = [entry.split() for entry in caption.group(1).split(" · ")] if caption else []
@@ -531,7 +526,131 @@ def test_a_move_list_too_long_to_keep_says_how_many_decisions_it_leaves_out(clie
     location = _start(client, "clabber_v0", short="1")
     table = _table(client, location)
     while not table.over and table.decisions - table.log_from <= 2:
-        page = client.post(f"{location}/play", data={"action": str(table.legal_actions()[0][0])}).text
+        page = act(client, location, "play", action=str(table.legal_actions()[0][0])).text
     left_out = table.decisions - table.log_from - 2
     assert len(table.log) == 2 and f'id="log-cut">… {left_out} earlier decisions' in page
     assert re.findall(r'class="move" data-step="(\d+)"', page) == [str(table.decisions - 2), str(table.decisions - 1)]
+
+
+# ---------------------------------------------------------------- one decision per turn, no post from elsewhere
+def test_a_repeated_or_stale_decision_is_refused_and_changes_nothing(client):
+    location = _start(client, "gin_slaughtre_v0", seed="")
+    table = _table(client, location)
+    decision = table.decisions
+    action = str(table.legal_actions()[0][0])
+    assert act(client, location, "play", action=action).status_code == 200  # applied: the agents then moved
+    state, actions = table.env.state_record.tobytes(), list(table.record.actions)
+    repeated = client.post(f"{location}/play", data={"token": session_token(client), "decision": str(decision),
+                                                      "action": action})
+    assert repeated.status_code == 409 and "this page is out of date" in repeated.text
+    ahead = client.post(f"{location}/play", data={"token": session_token(client),
+                                                   "decision": str(table.decisions + 5), "action": action})
+    assert ahead.status_code == 409
+    assert table.env.state_record.tobytes() == state and table.record.actions == actions
+
+
+def test_forms_without_the_session_s_token_or_from_another_site_are_refused(client):
+    location = _start(client, "slap_v0")
+    table = _table(client, location)
+    state = table.env.state_record.tobytes()
+    fields = {"decision": str(table.decisions), "action": "0"}
+    for token in (None, "", "x" * 32, "0" * 10_000):
+        data = fields if token is None else {**fields, "token": token}
+        response = client.post(f"{location}/play", data=data)
+        assert response.status_code == 403 and "did not come from a page of this server" in response.text
+    good = {**fields, "token": session_token(client)}
+    cross_site = ({"origin": "http://127.0.0.1:9999"}, {"origin": "null"}, {"origin": "http://evil.example"},
+                  {"sec-fetch-site": "same-site"}, {"sec-fetch-site": "cross-site"},
+                  {"origin": "http://testserver:81", "sec-fetch-site": "same-origin"})
+    tables_before = len(client.app.state.tables.live_tables())
+    for headers in cross_site:
+        for url, data in ((f"{location}/play", good), ("/play/slap_v0", {**good, "seat": "0"})):
+            response = client.post(url, data=data, headers=headers)
+            assert response.status_code == 403 and "another site" in response.text, (headers, url)
+    assert table.env.state_record.tobytes() == state
+    assert len(client.app.state.tables.live_tables()) == tables_before
+    same_origin = client.post(f"{location}/play", data=good, headers={"origin": "http://testserver",
+                                                                    "sec-fetch-site": "same-origin"})
+    assert same_origin.status_code == 200 and table.decisions > int(fields["decision"])
+
+
+# ---------------------------------------------------------------- deals that cannot be learnt
+def test_a_drawn_deal_comes_from_the_whole_seed_range_and_shows_at_the_end(client):
+    from cardenvs.core.rng import SEED_LIMIT
+
+    seeds = []
+    for _ in range(8):
+        location = _start(client, "slap_v0", seed="", short="1", agent_1="random")
+        table = _table(client, location)
+        seeds.append(table.record.seed)
+        assert 0 <= table.record.seed < SEED_LIMIT and not table.known_deal
+        assert str(table.record.seed) not in client.get(location).text  # not while the game is on
+    assert max(seeds) >= 2**40  # eight draws all below 2**40 would happen once in 2**192 runs
+    while not table.over:
+        act(client, location, "play", action=str(table.legal_actions()[0][0]))
+    assert f"seed {table.record.seed}" in client.get(location).text
+
+
+def test_a_known_deal_is_one_the_person_asked_for_and_the_page_says_so(client):
+    page = client.get(_start(client, "clabber_v0", seed="12345")).text
+    assert 'id="known-deal"' in page and "seed 12345" in page
+    assert 'id="known-deal"' not in client.get(_start(client, "clabber_v0", seed="")).text
+
+
+def test_no_other_route_shows_the_hidden_cards_of_a_deal_a_person_is_playing(client):
+    location = _start(client, "clabber_v0", seed="5", short="1")
+    player = _table(client, location)
+    other = TestClient(client.app)  # another browser: a watcher of the same deal, an uploader of its record
+    watched = _start(other, "clabber_v0", mode="watch", seed="5", short="1")
+    assert "back" in str(_seat_cards(other.get(watched).text))  # shown as the public table
+    for view in ("all", "0", "2"):
+        response = other.get(f"{watched}?view={view}")
+        assert response.status_code == 403 and "is being played at a table of this server" in response.text
+    record = GameRecord("clabber_v0", {"single_hand": True}, 5).to_dict()
+    replayed = upload(other, json.dumps(record).encode(), follow_redirects=False).headers["location"]
+    assert 'id="deal-in-play"' in other.get(replayed).text
+    assert other.get(f"{replayed}?view=all").status_code == 403
+    assert other.get(f"{replayed}?view=1").status_code == 403
+    while not player.over:  # once the person's game is over, everything opens
+        act(client, location, "play", action=str(player.legal_actions()[0][0]))
+    assert other.get(f"{watched}?view=all").status_code == 200
+    assert other.get(f"{replayed}?view=all").status_code == 200
+
+
+# ---------------------------------------------------------------- the end of a game
+@pytest.mark.parametrize("env_id", table_games())
+def test_the_end_shows_every_hand_and_one_sentence_of_the_game_s_own_words(client, env_id):
+    location = _start(client, env_id, seed="3", short="1", players=str(_players(env_id)))
+    table = _table(client, location)
+    while not table.over:
+        act(client, location, "play", action=str(table.legal_actions()[-1][0]))
+    page = client.get(location).text
+    assert _seat_cards(page) == _seat_cards(table.env.table_svg(open_hands=True))  # every hand face up
+    names = [f"player_{seat}" + (" (you)" if seat == 0 else "") for seat in range(table.num_players)]
+    sentence = table.game.final_words(table.env.state_record, table.params, names)
+    result = re.search(r'id="result">Game over: (.*?)</p>', page, re.S).group(1)
+    assert result == html.escape(sentence, quote=True) and sentence.count(". ") == 0 and sentence.endswith(".")
+
+
+def test_the_web_words_name_no_game():
+    import inspect
+
+    import cardenvs.web.words as words
+
+    assert "game.name" not in inspect.getsource(words)
+    for env_id in table_games():
+        game = cardenvs.get_game(env_id)
+        assert game.move_words is not None and game.final_words is not None, env_id
+
+
+# ---------------------------------------------------------------- memory
+def test_a_table_counts_its_agents_search_buffers_and_networks(client):
+    from cardenvs.web.tables import AGENT_BYTES, TABLE_BASE_BYTES, search_bytes
+
+    plain = _table(client, _start(client, "clabber_v0", mode="watch"))
+    searching = _table(client, _start(client, "clabber_v0", mode="watch",
+                                      **{f"agent_{seat}": "pimc" for seat in range(4)}))
+    buffers = search_bytes("pimc", searching.env)
+    assert buffers > 1_000_000  # 64 draws × legal actions × 4 playouts of a Clabber record, twice
+    assert searching.footprint() - TABLE_BASE_BYTES >= 4 * buffers
+    assert plain.footprint() - TABLE_BASE_BYTES < 4 * AGENT_BYTES + 100_000
