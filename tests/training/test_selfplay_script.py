@@ -4,6 +4,7 @@ checks, ``--help`` and ``--device``, and the shipped agents it trained."""
 
 import dataclasses
 import json
+import shlex
 import time
 from pathlib import Path
 
@@ -110,7 +111,10 @@ def finished_run(tmp_path_factory, tiny):
 def test_a_tiny_run_saves_model_checkpoint_curve_and_logs(finished_run):
     info = json.loads((finished_run / runs.MODEL_INFO_NAME).read_text())
     assert info["env_id"] == ENV_ID and info["decisions"] >= 256 and info["trainer"] == "cardenvs train"
-    assert info["command"].startswith("cardenvs train slabberjan_v0 --total-decisions 256 ")
+    command = info["command"]
+    assert command.startswith("cardenvs train slabberjan_v0 --") and " --total-decisions 256 " in command
+    assert runs.command_line("cardenvs train slabberjan_v0", selfplay.parse_args(shlex.split(command)[2:]),
+                             leave_out=("env_id",)) == command  # the command trains this run again
     assert info["recipe"] == recipes.recipe(ENV_ID).extensions() and info["device"] == "cpu"
     assert info["evaluations"] and all(-1 <= point["mean_reward"] <= 1 for point in info["evaluations"])
     assert set(info["time_shares"]) == set(selfplay.TIME_PARTS)
