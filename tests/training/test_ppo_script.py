@@ -45,7 +45,9 @@ def test_a_tiny_run_saves_model_checkpoint_pool_and_logs(finished_run):
     assert list((finished_run / "tb").rglob("events.out.tfevents.*"))
     info = json.loads((finished_run / runs.MODEL_INFO_NAME).read_text())
     assert info["env_id"] == ENV_ID and info["decisions"] == 256
-    assert info["command"].startswith("python -m cardenvs.training.ppo --env-id slabberjan_v0 --total-decisions 256")
+    command = info["command"]
+    assert command.startswith("python -m cardenvs.training.ppo --") and command.endswith(" --no-progress-bar")
+    assert " --env-id slabberjan_v0 " in command and " --total-decisions 256 " in command
     assert [e["decisions"] for e in info["evaluations"]] == [128]
     # a match of its own against each of the rule-based agent and random
     assert [match["agents"] for match in info["tournament"]["matches"]] == [["trained", "heuristic"],
@@ -194,7 +196,8 @@ def test_without_the_train_extra_the_import_and_the_script_name_the_extra(tmp_pa
     (["--max-grad-norm", "nan"], "--max-grad-norm must be a positive number"),
     (["--ent-coef", "-0.01"], "--ent-coef must be 0 or more"),
     (["--vf-coef", "-1"], "--vf-coef must be 0 or more"),
-    (["--seed", "-1"], "--seed must be 0 or more, got -1"),
+    (["--seed", "-1"], "--seed must be an integer from 0 to 2**64-1 (18446744073709551615), got -1"),
+    (["--seed", str(2**64)], f"--seed must be an integer from 0 to 2**64-1 (18446744073709551615), got {2**64}"),
     (["--max-snapshots", "0"], "--league snapshots needs --max-snapshots of at least 1"),
 ])
 def test_impossible_values_exit_with_one_line_before_anything_is_built(tmp_path, capsys, options, message):
@@ -307,3 +310,16 @@ def test_options_given_again_on_resume_must_repeat_the_stored_value(tmp_path, ca
     for option, value in (["--hidden", "32"], ["--env-id", "clabber_v0"], ["--league", "random"]):
         with pytest.raises(ValueError, match=f"{option} cannot change when resuming"):
             ppo.settle_args([*stored, option, value])
+
+
+def test_every_seed_of_the_seed_rule_trains_stable_baselines3_taking_it_narrowed(tmp_path):
+    """stable-baselines3 seeds numpy's 32-bit legacy generator: the run's seed reaches it narrowed, and a seed below
+    the narrowing passes as it is."""
+    last = 2**64 - 1
+    assert ppo.main([*TINY_RUN, "--seed", str(last), "--final-games", "4", "--run-dir", str(tmp_path / "run")]) == 0
+    info = json.loads((tmp_path / "run" / runs.MODEL_INFO_NAME).read_text())
+    assert info["args"]["seed"] == last and info["tournament"]["seed"] == 0  # the seed after the last wraps
+    args = ppo.resolve(ppo.parse_args(["--seed", str(last), "--run-dir", str(tmp_path / "other")]))
+    assert ppo.build_model(args, ppo.Run(args).env).seed == last % ppo.SB3_SEED_LIMIT
+    small = ppo.resolve(ppo.parse_args(["--seed", "7", "--run-dir", str(tmp_path / "third")]))
+    assert ppo.build_model(small, ppo.Run(small).env).seed == 7
