@@ -138,6 +138,8 @@ class GameScores:
     items: int = 0
     decisions: int = 0
     rejuvenations: int = 0
+    steps: int = 0  #: steps the belief followed
+    seconds: float = 0.0  #: time the belief took to follow them (its start included)
 
 
 def score_game(env_id: str, params: dict, agents: Sequence, model, seat: int, particles: int, seed: int
@@ -154,8 +156,10 @@ def score_game(env_id: str, params: dict, agents: Sequence, model, seat: int, pa
         return SeatView(base.game, base.params, base.state_record, seat, observation["observation"],
                         observation["action_mask"])
 
-    belief = Belief(view(), model, particles=particles, seed=seed)
     scores = GameScores()
+    started = time.perf_counter()
+    belief = Belief(view(), model, particles=particles, seed=seed)
+    scores.seconds += time.perf_counter() - started
     for name in env.agent_iter():
         observation, _, terminated, truncated, _ = env.last()
         if terminated or truncated:
@@ -176,7 +180,11 @@ def score_game(env_id: str, params: dict, agents: Sequence, model, seat: int, pa
             scores.decisions += 1
         action = int(agents[actor].act(observation))
         env.step(action)
-        belief.observe(view(), action if actor == seat else None)
+        seen = view()
+        started = time.perf_counter()
+        belief.observe(seen, action if actor == seat else None)
+        scores.seconds += time.perf_counter() - started
+        scores.steps += 1
     scores.rejuvenations = belief.rejuvenations
     return scores
 
@@ -195,16 +203,36 @@ class Quality:
     uniform: float  #: the same under the uniform resampler
     gain: float  #: belief - uniform, per item
     gain_ci95: float  #: half-width of its 95 % interval over the games (each game weighted by its items)
-    seconds: float
+    step_ms: float  #: milliseconds the belief takes per step of the game, rejuvenations included
+    rejuvenations: float  #: rejuvenations per step
+    seconds: float  #: the whole run's time
 
     def row(self) -> str:
         """The run as a markdown table row."""
         return (f"| {self.env_id} | {self.model} | {self.agents} | {self.games} | {self.decisions:,} | "
-                f"{self.items:,} | {self.uniform:.3f} | {self.belief:.3f} | {self.gain:+.3f} ± {self.gain_ci95:.3f} |")
+                f"{self.items:,} | {self.uniform:.3f} | {self.belief:.3f} | {self.gain:+.3f} ± {self.gain_ci95:.3f} | "
+                f"{self.step_ms:.1f} | {self.rejuvenations:.2f} |")
 
 
-HEADER = ("| game | model | agents | games | decisions | unseen items | resampler | belief | gain |\n"
-          "|---|---|---|---|---:|---:|---:|---:|---:|")
+HEADER = ("| game | model | agents | games | decisions | unseen items | resampler | belief | gain | ms/step | "
+          "rejuvenations/step |\n|---|---|---|---|---:|---:|---:|---:|---:|---:|---:|")
+
+
+def _warm_up(env, model) -> None:
+    """Follow one step with a tiny belief, so that compiling the engine's kernels is not timed as the belief's."""
+    env.reset(seed=0)
+    base = env.unwrapped
+
+    def view(seat: int) -> SeatView:
+        observation = env.observe(base.possible_agents[seat])
+        return SeatView(base.game, base.params, base.state_record, seat, observation["observation"],
+                        observation["action_mask"])
+
+    actor = base.possible_agents.index(env.agent_selection)
+    belief = Belief(view(actor), model, particles=2, seed=0)
+    action = int(np.flatnonzero(env.observe(env.agent_selection)["action_mask"])[0])
+    env.step(action)
+    belief.observe(view(actor), action)
 
 
 def measure(env_id: str, games: int, params: dict | None = None, model: str = "trained", agents: str = "trained",
@@ -233,6 +261,7 @@ def measure(env_id: str, games: int, params: dict | None = None, model: str = "t
     layout = env.unwrapped.layout
     players = env.unwrapped.game.num_players(env.unwrapped.params)
     belief_model = action_model(model, env_id, layout)
+    _warm_up(env, belief_model)
     started = time.perf_counter()
     per_game = []
     for game in range(games):
@@ -248,7 +277,10 @@ def measure(env_id: str, games: int, params: dict | None = None, model: str = "t
         decisions=sum(scores.decisions for scores in per_game), items=int(total),
         belief=sum(scores.belief for scores in per_game) / max(total, 1),
         uniform=sum(scores.uniform for scores in per_game) / max(total, 1),
-        gain=mean_gain, gain_ci95=1.96 * spread, seconds=time.perf_counter() - started,
+        gain=mean_gain, gain_ci95=1.96 * spread,
+        step_ms=1000 * sum(scores.seconds for scores in per_game) / max(sum(scores.steps for scores in per_game), 1),
+        rejuvenations=sum(scores.rejuvenations for scores in per_game) / max(sum(s.steps for s in per_game), 1),
+        seconds=time.perf_counter() - started,
     )
 
 
