@@ -23,17 +23,26 @@ and each module's losses. ``<run-dir>/run.json`` holds the run's arguments from 
 (``Algorithm.save_to_path``) goes to ``<run-dir>/checkpoint`` every ``--checkpoint-every`` iterations and at the
 end; then, for a shared policy, the trained module plays a match against the rule-based agent and one against
 random (``<run-dir>/model.json``). See docs/rllib.md for clusters, their token authentication, and limits.
+
+Joining a cluster is bounded: an address where nothing answers within :data:`PROBE_SECONDS` fails at once, one
+that answers but lets no driver in fails after ``--join-seconds``, each with one line; SIGTERM stops the driver
+as Ctrl-C does, within :data:`STOP_GRACE_SECONDS` even while Ray's client waits.
 """
 
 from __future__ import annotations
 
+import contextlib
 import importlib.util
+import math
 import os
 import shutil
+import signal
+import socket
 import sys
 import tempfile
+import threading
 import typing
-from collections.abc import Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Annotated, Any, Literal
@@ -68,7 +77,7 @@ CHECKPOINT_DIR = "checkpoint"
 CHECKPOINT_MARKER = "rllib_checkpoint.json"
 #: options a resumed run may take anew (the others, which define the modules and their training, must match)
 RESUME_MAY_CHANGE = ("iterations", "num_env_runners", "num_envs_per_env_runner", "address", "num_cpus",
-                     "checkpoint_every", "final_games")
+                     "join_seconds", "checkpoint_every", "final_games")
 #: the subpackages of cardenvs that pyproject.toml maps from folders of their own (``agents/``, ``training/``,
 #: ``docs/rules/``): an editable install finds them outside the ``cardenvs/`` folder
 MAPPED_SUBPACKAGES = ("agents", "training", "rules")
@@ -79,6 +88,15 @@ AUTH_REFUSALS = ("AuthenticationError", "InvalidAuthToken")
 #: each EnvRunner actor holds this many CPUs (RLlib's default); Ray waits forever for CPUs a local instance lacks
 CPUS_PER_ENV_RUNNER = 1
 RLLIB_EXTRA_HINT = 'pip install "cardenvs[rllib]"'
+#: seconds a TCP connection to ``--address`` may take before nothing counts as answering there
+PROBE_SECONDS = 5.0
+#: after SIGTERM or Ctrl-C, seconds the driver has to stop in order (Ray shut down) before it exits regardless:
+#: while Ray's client waits for a cluster, Python runs no signal handler
+STOP_GRACE_SECONDS = 10.0
+#: the scheme of a Ray Client address (``ray://HOST:PORT``), which Ray dials as given
+RAY_CLIENT_SCHEME = "ray://"
+#: the variable that keeps Ray from replacing a loopback address by the machine's routable one on Linux
+LOOPBACK_CLUSTER_VARIABLE = "RAY_ENABLE_WINDOWS_OR_OSX_CLUSTER"
 
 #: ``--policy`` choices
 PolicyMode = Literal["shared", "per-seat"]
@@ -94,7 +112,8 @@ RLLIB_SEED_LIMIT = 2**31
 CHECKS = (at_least(1, "iterations", "num_envs_per_env_runner", "train_batch_size", "minibatch_size", "update_epochs"),
           at_least(0, "num_env_runners", "checkpoint_every", "final_games"))
 #: the checks of the options that may be None (not checked then)
-OPTIONAL_CHECKS = (*PPO_CHECKS, (("players", "num_cpus"), lambda v: v is None or v >= 1, "at least 1"), SEED_CHECK)
+OPTIONAL_CHECKS = (*PPO_CHECKS, (("players", "num_cpus"), lambda v: v is None or v >= 1, "at least 1"), SEED_CHECK,
+                   (("join_seconds",), lambda v: math.isfinite(v) and v > 0, "a positive number of seconds"))
 
 
 @dataclass
@@ -129,6 +148,8 @@ class RLlibTrainArgs(PPOOptions):
     """Ray cluster to join (HOST:PORT, auto, ray://HOST:10001), with its auth token if one is found"""
     num_cpus: Annotated[int | None, shown_default("every CPU of this machine", "INT")] = None
     """CPUs the local Ray instance may use; ignored with --address"""
+    join_seconds: float = 60.0
+    """seconds joining the cluster at --address may take, once its port answers, before the driver gives up"""
     checkpoint_every: int = 0
     """also save the checkpoint every this many iterations (0: only at the end)"""
     final_games: int = 1000
@@ -320,7 +341,11 @@ def enable_cluster_auth() -> bool:
 
 
 def init_ray(args: RLlibTrainArgs) -> None:
-    """Start a local Ray instance, or join the cluster at ``args.address`` and ship the cardenvs package to it."""
+    """Start a local Ray instance, or join the cluster at ``args.address`` and ship the cardenvs package to it.
+
+    Joining waits as long as Ray does (it retries a silent address for minutes): the command line bounds it with
+    :func:`unreachable` first and :func:`deadline` around it.
+    """
     import ray
 
     if args.address is None:
@@ -330,6 +355,120 @@ def init_ray(args: RLlibTrainArgs) -> None:
     with tempfile.TemporaryDirectory(prefix="cardenvs_shipped_") as staging:
         # Workers on other nodes import cardenvs and cardenvs.training.rllib_masking from the shipped copy.
         ray.init(address=args.address, runtime_env={"py_modules": [str(stage_package(Path(staging)))]})
+
+
+def answers(host: str, port: int, seconds: float) -> bool:
+    """Whether a TCP connection to ``host:port`` opens within ``seconds``."""
+    try:
+        with socket.create_connection((host, port), timeout=seconds):
+            return True
+    except OSError:
+        return False
+
+
+def unreachable(address: str, seconds: float = PROBE_SECONDS) -> str | None:
+    """Why the cluster at ``address`` cannot be joined, in one line; None when its port answers, or for ``auto``.
+
+    On Linux Ray dials a loopback host (``127.0.0.1``, ``localhost``) at the machine's routable address instead,
+    unless ``RAY_ENABLE_WINDOWS_OR_OSX_CLUSTER=0`` is set (``ray._private.services.resolve_ip_for_localhost``).
+    The probe dials what Ray dials; when only the address as given answers, the head listens on the loopback
+    interface alone (started with that variable) and the driver needs the variable too.
+
+    Args:
+        address: the ``--address`` given (``HOST:PORT``, ``auto`` or ``ray://HOST:PORT``).
+        seconds: how long each TCP connection may take.
+    """
+    from ray._private.services import canonicalize_bootstrap_address, parse_address
+
+    if address == "auto":  # Ray reads the address of a cluster started on this machine, or says there is none
+        return None
+    client = address.startswith(RAY_CLIENT_SCHEME)
+    given = address.removeprefix(RAY_CLIENT_SCHEME)
+    parsed = parse_address(given)
+    if parsed is None or not parsed[1].isdigit():
+        raise ValueError(f"--address must be HOST:PORT, auto or ray://HOST:PORT, not {address!r}")
+    dialed = given if client else canonicalize_bootstrap_address(given)
+    dialed_host, dialed_port = parse_address(dialed)
+    if answers(dialed_host, int(dialed_port), seconds):
+        return None
+    if dialed != given and answers(parsed[0], int(parsed[1]), seconds):
+        return (f"the Ray head at {given} listens on the loopback interface only, and Ray dials {dialed} for it on "
+                f"this machine; run this driver with {LOOPBACK_CLUSTER_VARIABLE}=0 as the head was started "
+                "(docs/rllib.md)")
+    dialed_note = f" (Ray dials {dialed} for it)" if dialed != given else ""
+    return (f"cannot reach the Ray cluster at {address!r}: nothing answers there{dialed_note} within {seconds:g} s; "
+            "start its head with `ray start --head` or give the address it printed")
+
+
+@contextlib.contextmanager
+def deadline(seconds: float, message: str) -> Iterator[None]:
+    """Print ``message`` to stderr and end the process with :data:`EXIT_FAILURE` if the block outlasts ``seconds``.
+
+    For calls that wait inside Ray's C++ client, which no Python exception interrupts; the command line's only.
+
+    Args:
+        seconds: how long the block may take.
+        message: the one line printed before the process ends.
+    """
+    def give_up() -> None:
+        print(message, file=sys.stderr, flush=True)
+        os._exit(EXIT_FAILURE)
+
+    timer = threading.Timer(seconds, give_up)
+    timer.daemon = True
+    timer.start()
+    try:
+        yield
+    finally:
+        timer.cancel()
+
+
+@contextlib.contextmanager
+def stop_on_signals(hint: Callable[[], str], grace_seconds: float = STOP_GRACE_SECONDS) -> Iterator[None]:
+    """In the block, SIGTERM stops the driver as Ctrl-C does (a KeyboardInterrupt), and either signal stops it for sure.
+
+    Python runs signal handlers only between bytecodes, so a driver waiting inside Ray's C++ client (joining a
+    cluster, say) would go on waiting. A thread woken by the signal (``signal.set_wakeup_fd``) gives the driver
+    ``grace_seconds`` to stop in order, then prints ``hint()`` and ends the process with
+    :data:`EXIT_INTERRUPTED`. The command line's only: it must run in the main thread.
+
+    Args:
+        hint: what the interrupted run kept and how to continue it, one line.
+        grace_seconds: how long the driver has to stop on its own after the signal.
+    """
+    def interrupt(signum: int, frame: Any) -> None:
+        raise KeyboardInterrupt
+
+    if threading.current_thread() is not threading.main_thread():  # signals reach the main thread only
+        yield
+        return
+    reader, writer = socket.socketpair()
+    writer.setblocking(False)
+    finished = threading.Event()
+
+    def watch() -> None:
+        with contextlib.suppress(OSError):
+            while not finished.is_set():
+                woken = reader.recv(1)
+                if not woken:
+                    return
+                if woken[0] in (signal.SIGINT, signal.SIGTERM) and not finished.wait(grace_seconds):
+                    print("\n" + hint(), file=sys.stderr, flush=True)
+                    os._exit(EXIT_INTERRUPTED)
+
+    previous_handler = signal.signal(signal.SIGTERM, interrupt)
+    previous_fd = signal.set_wakeup_fd(writer.fileno(), warn_on_full_buffer=False)
+    watcher = threading.Thread(target=watch, name="stop-on-signals", daemon=True)
+    watcher.start()
+    try:
+        yield
+    finally:
+        finished.set()
+        signal.set_wakeup_fd(previous_fd)
+        signal.signal(signal.SIGTERM, previous_handler)
+        writer.close()  # wakes the watcher, which then ends
+        watcher.join(1)
+        reader.close()
 
 
 def cluster_error(address: str | None, error: BaseException) -> str:
@@ -465,17 +604,37 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(f"rllib_train: {error}", file=sys.stderr)
         return EXIT_USAGE
     try:
-        import ray
-        import ray.rllib
+        import ray.rllib  # noqa: F401
         import torch  # noqa: F401
-        from ray.exceptions import AuthenticationError
     except ImportError as error:
         print(f"rllib_train: needs the 'rllib' extra ({error.name} cannot be imported); install it with: "
               f"{RLLIB_EXTRA_HINT}", file=sys.stderr)
         return EXIT_FAILURE
+    with stop_on_signals(lambda: interrupted_hint(args)):
+        return run(args)
+
+
+def run(args: RLlibTrainArgs) -> int:
+    """Join or start Ray, train, play the final matches, shut Ray down; the exit code (a failure says why in one line).
+
+    Args:
+        args: the run's validated arguments.
+    """
+    import ray
+    from ray.exceptions import AuthenticationError
+
     try:
         try:
-            init_ray(args)
+            if args.address is not None:
+                reason = unreachable(args.address)
+                if reason:
+                    print(f"rllib_train: {reason}", file=sys.stderr)
+                    return EXIT_FAILURE
+            gave_up = (f"rllib_train: cannot join the Ray cluster at {args.address!r}: its port answers but no cluster "
+                       f"let the driver in within {args.join_seconds:g} s (--join-seconds); is it a Ray head of this "
+                       "Ray version?")
+            with deadline(args.join_seconds, gave_up) if args.address is not None else contextlib.nullcontext():
+                init_ray(args)
         # no cluster there, an address Ray cannot parse, or a cluster that wants another token
         except (ConnectionError, ValueError, AuthenticationError) as error:
             print(f"rllib_train: {cluster_error(args.address, error)}", file=sys.stderr)

@@ -135,7 +135,7 @@ def test_bad_arguments_exit_with_a_message_before_ray_starts(capsys):
     (["--clip-coef", "0"], "--clip-coef must be a positive number"),
     (["--gae-lambda", "2"], "--gae-lambda must be in [0, 1], got 2.0"),
     (["--hidden", "16", "0"], "--hidden must be one or more positive layer sizes, got 16 0"),
-    (["--seed", "-1"], "--seed must be 0 or more, got -1"),
+    (["--seed", "-1"], "--seed must be an integer from 0 to 2**64-1 (18446744073709551615), got -1"),
     (["--players", "0"], "--players must be at least 1, got 0"),
     (["--num-cpus", "2", "--num-env-runners", "3"],
      "--num-env-runners 3 needs 3 CPUs and the local Ray instance has 2"),
