@@ -267,6 +267,18 @@ class _SearchAgent(Agent):
                                       self.options.depth, self.options.value)
         return self._playouts
 
+    def draw_states(self, views: Sequence[SeatView], count: int) -> np.ndarray:
+        """``count`` full states per view that its seat cannot tell from the true one, as one record array, view by
+        view (``count`` of the first view's, then of the second's, ...): the determinizations the search plays in,
+        and the one place it gets states from. They are the game's hidden-card resampler's draws
+        (``SeatView.resample``), uniform over the deals the rules allow given what the seat saw.
+
+        Args:
+            views: the decisions.
+            count: states to draw for each.
+        """
+        return _records([view.resample(self.rng) for view in views for _ in range(count)])
+
     def act(self, observation: dict[str, np.ndarray]) -> int:
         raise TypeError(f"{self.name} searches over game states: call act_views with the seat's view")
 
@@ -294,7 +306,7 @@ class PIMCAgent(_SearchAgent):
             if legal.size == 1:
                 chosen[index] = legal[0]
                 continue
-            draws = _records([view.resample(self.rng) for _ in range(determinizations)])
+            draws = self.draw_states([view], determinizations)
             # every draw × every legal action × every playout, draw-major
             copies = np.repeat(draws, legal.size * rollouts)
             records.append(_reseeded(copies, self.rng))
@@ -314,23 +326,64 @@ class PIMCAgent(_SearchAgent):
         return chosen
 
 
-class _Node:
-    """A node of an IS-MCTS tree: the children by action, and per child its visits, availability count and the
-    summed return of the seat that chose it."""
+class TreeNode:
+    """A node of one seat's IS-MCTS tree: a point of the search as that seat sees it.
+
+    ``children`` maps a step, as the tree's seat sees it (:meth:`ISMCTSAgent._advance`), to the node after it. Where
+    the tree's seat decides at the node, ``visits``, ``available`` and ``total`` hold per action how often the seat
+    chose it, how often it was legal when the seat decided here, and the seat's summed return after choosing it.
+    """
 
     __slots__ = ("available", "children", "total", "visits")
 
     def __init__(self) -> None:
-        self.children: dict[int, _Node] = {}
+        self.children: dict[tuple, TreeNode] = {}
         self.visits: dict[int, int] = {}
         self.available: dict[int, int] = {}
         self.total: dict[int, float] = {}
 
+    def child(self, key: tuple) -> TreeNode:
+        """The node after the step ``key`` (made on first use).
+
+        Args:
+            key: the step as the tree's seat sees it.
+        """
+        node = self.children.get(key)
+        if node is None:
+            node = self.children[key] = TreeNode()
+        return node
+
+
+@dataclasses.dataclass
+class SearchTrees:
+    """The search of one decision: a tree per seat, and the range of the returns the search has seen.
+
+    Args:
+        seat: the searching seat (the seat to act at the decision).
+        trees: one root per seat, ``trees[seat]`` the searching seat's.
+        low: the lowest return of any seat seen so far.
+        high: the highest.
+    """
+
+    seat: int
+    trees: list[TreeNode]
+    low: float = math.inf
+    high: float = -math.inf
+
+    @property
+    def root(self) -> TreeNode:
+        """The root of the searching seat's tree, whose visits choose the action."""
+        return self.trees[self.seat]
+
+
+#: a decision on a descent: the seat that decided, its tree's node, the action it took
+Decision = tuple[int, TreeNode, int]
+
 
 class ISMCTSAgent(_SearchAgent):
-    """Single-observer Information-Set MCTS over the game's resampler (module docstring).
+    """Multiple-observer Information-Set MCTS over the game's resampler (module docstring).
 
-    The trees of every view advance together: each iteration draws one state per view, and every step of the
+    The searches of every view advance together: each iteration draws one state per view, and every step of the
     descents and playouts is one batched step of all of them.
 
     Args:
@@ -341,86 +394,166 @@ class ISMCTSAgent(_SearchAgent):
 
     name = "ismcts"
 
+    def __init__(self, env_id: str, options: ISMCTSOptions, seed: int | None = None):
+        super().__init__(env_id, options, seed)
+        self._public: tuple[Any, list[int]] | None = None
+
     def act_views(self, views: Sequence[SeatView]) -> np.ndarray:
         chosen = np.zeros(len(views), np.int64)
-        searched = []
-        for index, view in enumerate(views):
-            legal = np.flatnonzero(view.action_mask)
-            if legal.size == 1:
-                chosen[index] = legal[0]
+        for index, searched in enumerate(self.search(views)):
+            if searched is None:
+                chosen[index] = np.flatnonzero(views[index].action_mask)[0]
             else:
-                searched.append(index)
-        if not searched:
-            return chosen
-        playouts = self.playouts(views[0].params)
-        roots = [_Node() for _ in searched]
-        spread = [[math.inf, -math.inf] for _ in searched]
-        for _ in range(self.options.iterations):
-            draws = _records([views[index].resample(self.rng) for index in searched])
-            self._iterate(playouts, _reseeded(draws, self.rng), roots, spread)
-        for number, index in enumerate(searched):
-            visits = roots[number].visits
-            chosen[index] = max(visits, key=lambda action, v=visits: (v[action], -action))
+                visits = searched.root.visits
+                chosen[index] = max(visits, key=lambda action, v=visits: (v[action], -action))
         return chosen
 
-    def _iterate(self, playouts: Playouts, draws: np.ndarray, roots: list[_Node], spread: list[list[float]]) -> None:
-        """One iteration of every tree: descend from each draw to a new node, play out from there, credit the
-        path."""
+    def search(self, views: Sequence[SeatView]) -> list[SearchTrees | None]:
+        """The trees of every view's search (``None`` where the seat has one legal action and nothing is searched).
+
+        Args:
+            views: the decisions, all of one game with the same parameters.
+        """
+        searches: list[SearchTrees | None] = [None] * len(views)
+        searched = [index for index, view in enumerate(views) if np.count_nonzero(view.action_mask) > 1]
+        if not searched:
+            return searches
+        playouts = self.playouts(views[0].params)
+        public = self.public_actions(views[0].params)
+        for index in searched:
+            searches[index] = SearchTrees(views[index].seat, [TreeNode() for _ in range(playouts.num_players)])
+        active = [searches[index] for index in searched]
+        for _ in range(self.options.iterations):
+            draws = self.draw_states([views[index] for index in searched], 1)
+            self._iterate(playouts, _reseeded(draws, self.rng), active, public)
+        return searches
+
+    def public_actions(self, params: Any) -> list[int]:
+        """What the other seats see of each action, a number per action: equal numbers for actions they cannot
+        tell apart (``Game.public_action_name``, where the game hides a choice), else the action itself.
+
+        Args:
+            params: the game's parameters.
+        """
+        if self._public is None or self._public[0] != params:
+            game = cardenvs.get_game(self.env_id)
+            count = game.num_actions(params)
+            if game.public_action_name is None:
+                shown = list(range(count))
+            else:
+                names: dict[str, int] = {}
+                shown = [names.setdefault(game.public_action_name(params, action), len(names))
+                         for action in range(count)]
+            self._public = (params, shown)
+        return self._public[1]
+
+    def _iterate(self, playouts: Playouts, draws: np.ndarray, searches: list[SearchTrees], public: list[int]) -> None:
+        """One iteration of every search: from each draw, descend every seat's tree to an action new to the tree of
+        the seat that takes it, play out from there, credit each decision on the way with its seat's return."""
         venv = playouts._env(len(draws))
         rows = np.arange(len(draws), dtype=np.int64)
         venv._set_trusted_states(rows, draws)
         active = np.zeros(venv.num_envs, np.bool_)
         active[rows] = True
-        nodes = list(roots)
-        paths: list[list[tuple[_Node, int, int]]] = [[] for _ in rows]
+        observers = np.zeros(venv.num_envs, np.int64)
+        observers[rows] = [search.seat for search in searches]
+        at = [list(search.trees) for search in searches]  # per row, each seat's node where the descent is
+        paths: list[list[Decision]] = [[] for _ in rows]
         totals = np.zeros((len(rows), playouts.num_players))
         actions = np.zeros(venv.num_envs, np.int64)
         leaves, leaf_actions = [], []
         while active.any():
-            for row in np.flatnonzero(active):
-                node = nodes[row]
-                action, expanded = self._select(node, np.flatnonzero(venv.action_masks[row]), spread[row])
-                paths[row].append((node, action, int(venv.current_players[row])))
-                if expanded:  # the new node's value comes from a playout after its action
+            deciding = np.flatnonzero(active)
+            movers = venv.current_players.tolist()
+            for row, legal in zip(deciding.tolist(), _legal_lists(venv.action_masks[deciding]), strict=True):
+                seat = movers[row]
+                node = at[row][seat]
+                action, expanded = self._select(node, legal, searches[row])
+                paths[row].append((seat, node, action))
+                if expanded:  # the new action's value comes from a playout after it
                     leaves.append(row)
                     leaf_actions.append(action)
                     active[row] = False
                 else:
                     actions[row] = action
-                    nodes[row] = node.children[action]
-            if active.any():
-                _, _, _, rewards, terminated, truncated = venv.step(actions, active=active)
-                totals[active[rows]] += rewards[active]
-                active &= ~(terminated | truncated)
+            if not active.any():
+                break
+            _, _, _, rewards, terminated, truncated = venv.step(actions, active=active)
+            totals[active[rows]] += rewards[active]
+            active &= ~(terminated | truncated)
+            going = np.flatnonzero(active)
+            seen, _ = venv.observe(observers)
+            taken = actions.tolist()
+            for row, observed in zip(going.tolist(), _observation_keys(seen[going]), strict=True):
+                self._advance(at[row], searches[row].seat, movers[row], taken[row], observed, public)
         if leaves:
             leaves = np.array(leaves, np.int64)
             totals[leaves] += playouts.returns(venv.state_array(leaves), np.array(leaf_actions, np.int64))
-        for row in rows:
-            for node, action, seat in paths[row]:
-                node.visits[action] = node.visits.get(action, 0) + 1
-                node.total[action] = node.total.get(action, 0.0) + totals[row, seat]
-            spread[row][0] = min(spread[row][0], float(totals[row].min()))
-            spread[row][1] = max(spread[row][1], float(totals[row].max()))
+        self._backpropagate(paths, totals, searches)
 
-    def _select(self, node: _Node, legal: np.ndarray, spread: list[float]) -> tuple[int, bool]:
-        """The action to take at ``node`` among ``legal``, and whether it adds a new child (an untried action,
-        picked at random); otherwise the UCB choice among the legal children."""
+    @staticmethod
+    def _advance(nodes: list[TreeNode], observer: int, mover: int, action: int, observed: tuple[int, int],
+                 public: list[int]) -> None:
+        """Move every seat's tree past one step: ``mover`` took ``action``, after which the searching seat
+        (``observer``) observes what ``observed`` is the key of.
+
+        A seat's tree keys the step by the seat that moved and the move as the tree's seat sees it: its own by the
+        action, another seat's by what the others see of it (``public``). The searching seat's tree adds the key
+        of what it observes after the step, so the chance it sees (its draws, a new deal, a card turned) leads to
+        nodes of their own. The other seats' trees do not: the searching seat does not know their private
+        information, so their trees hold none.
+        """
+        shown = public[action]
+        for seat, node in enumerate(nodes):
+            move = action if seat == mover else shown
+            nodes[seat] = node.child((mover, move, *observed) if seat == observer else (mover, move))
+
+    def _backpropagate(self, paths: list[list[Decision]], totals: np.ndarray, searches: list[SearchTrees]) -> None:
+        """Credit every decision of every descent (``paths[row]``, in order) with the return of the seat that
+        decided (``totals[row, seat]``), and widen each search's range of returns."""
+        for row, path in enumerate(paths):
+            returns = totals[row].tolist()
+            for seat, node, action in path:
+                node.visits[action] = node.visits.get(action, 0) + 1
+                node.total[action] = node.total.get(action, 0.0) + returns[seat]
+            searches[row].low = min(searches[row].low, *returns)
+            searches[row].high = max(searches[row].high, *returns)
+
+    def _select(self, node: TreeNode, legal: list[int], search: SearchTrees) -> tuple[int, bool]:
+        """The action to take at ``node`` among ``legal``, and whether it is new there (an untried action, picked
+        at random); otherwise the UCB choice among the legal actions, each one's count of being legal here standing
+        in for the parent's visits."""
+        available, visits, total = node.available, node.visits, node.total
         for action in legal:
-            node.available[int(action)] = node.available.get(int(action), 0) + 1
-        untried = [int(action) for action in legal if int(action) not in node.children]
+            available[action] = available.get(action, 0) + 1
+        untried = [action for action in legal if action not in visits]
         if untried:
-            action = untried[int(self.rng.integers(len(untried)))]
-            node.children[action] = _Node()
-            return action, True
-        scale = self.options.exploration * (spread[1] - spread[0] if spread[1] > spread[0] else 1.0)
-        best, best_score = int(legal[0]), -math.inf
-        for action in legal:
-            action = int(action)
-            visits = node.visits.get(action, 0)
-            score = node.total[action] / visits + scale * math.sqrt(math.log(node.available[action]) / visits)
-            if score > best_score:
-                best, best_score = action, score
-        return best, False
+            return untried[int(self.rng.integers(len(untried)))], True
+        scale = self.options.exploration * (search.high - search.low if search.high > search.low else 1.0)
+        log, sqrt = math.log, math.sqrt
+        return max(legal, key=lambda a: total[a] / visits[a] + scale * sqrt(log(available[a]) / visits[a])), False
+
+
+def _legal_lists(masks: np.ndarray) -> list[list[int]]:
+    """The legal actions of each row of ``masks`` (``[R, A]``), as lists."""
+    legal = np.nonzero(masks)[1].tolist()
+    ends = np.cumsum(np.count_nonzero(masks, axis=1)).tolist()
+    return [legal[start:end] for start, end in zip([0, *ends[:-1]], ends, strict=True)]
+
+
+#: the multipliers of :func:`_observation_keys` for each observation size (fixed: a search is deterministic)
+_KEY_MULTIPLIERS: dict[int, np.ndarray] = {}
+
+
+def _observation_keys(seen: np.ndarray) -> list[tuple[int, int]]:
+    """A 128-bit key of each observation of ``seen`` (float32 ``[R, D]``): two random linear hashes of its bits,
+    each a sum of 32-bit words times 64-bit multipliers modulo 2**64. Two different observations get the same key
+    with probability at most 2**-64, and the same observation always gets the same key."""
+    size = seen.shape[1]
+    if size not in _KEY_MULTIPLIERS:
+        _KEY_MULTIPLIERS[size] = np.random.default_rng(size).integers(0, 2**64, (size, 2), np.uint64, endpoint=False)
+    hashed = np.ascontiguousarray(seen).view(np.uint32).astype(np.uint64) @ _KEY_MULTIPLIERS[size]
+    return list(zip(*hashed.T.tolist(), strict=True)) if len(hashed) else []
 
 
 def _shipped_network_fits(env_id: str, layout: Any) -> bool:
