@@ -35,6 +35,9 @@ import contextlib
 import importlib.util
 import math
 import os
+
+os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")  # idle OpenMP threads (numba and torch) sleep, not spin
+
 import shutil
 import signal
 import socket
@@ -67,8 +70,10 @@ from cardenvs.training.cli import (
 
 #: the name the cardenvs env creator is registered under with ``ray.tune.registry.register_env``
 ENV_NAME = "cardenvs_pettingzoo"
-#: the module id of ``--policy shared``
+#: the module id of ``--policy shared`` with the PettingZoo sampler
 SHARED_MODULE_ID = "shared"
+#: the module id of the batched sampler (RLlib's single-agent module id, ``DEFAULT_MODULE_ID``)
+BATCHED_MODULE_ID = "default_policy"
 #: where runs go unless --run-dir says otherwise (``<RUNS_DIR>/<env_id>``)
 RUNS_DIR = Path("runs") / "rllib"
 #: the run directory's algorithm checkpoint (each save replaces the previous one)
@@ -76,7 +81,7 @@ CHECKPOINT_DIR = "checkpoint"
 #: the file RLlib writes at the top of every algorithm checkpoint
 CHECKPOINT_MARKER = "rllib_checkpoint.json"
 #: options a resumed run may take anew (the others, which define the modules and their training, must match)
-RESUME_MAY_CHANGE = ("iterations", "num_env_runners", "num_envs_per_env_runner", "address", "num_cpus",
+RESUME_MAY_CHANGE = ("iterations", "num_env_runners", "num_envs_per_env_runner", "sampler", "address", "num_cpus",
                      "join_seconds", "checkpoint_every", "final_games")
 #: the subpackages of cardenvs that pyproject.toml maps from folders of their own (``agents/``, ``training/``,
 #: ``docs/rules/``): an editable install finds them outside the ``cardenvs/`` folder
@@ -101,6 +106,17 @@ LOOPBACK_CLUSTER_VARIABLE = "RAY_ENABLE_WINDOWS_OR_OSX_CLUSTER"
 #: ``--policy`` choices
 PolicyMode = Literal["shared", "per-seat"]
 POLICY_MODES: tuple[str, ...] = typing.get_args(PolicyMode)
+#: ``--sampler`` choices: ``batched`` (:class:`~cardenvs.training.rllib_batched.BatchedEnvRunner`), ``pettingzoo``
+#: (RLlib's multi-agent EnvRunner on the PettingZoo env), ``auto`` (batched for a shared policy, else pettingzoo)
+Sampler = Literal["auto", "batched", "pettingzoo"]
+SAMPLERS: tuple[str, ...] = typing.get_args(Sampler)
+#: games each EnvRunner steps side by side unless --num-envs-per-env-runner says otherwise, per sampler
+DEFAULT_GAMES = {"batched": 256, "pettingzoo": 1}
+#: the batched sampler's iteration unless --train-batch-size says otherwise: this many steps of every game (each
+#: seat's chunk of trajectory then holds about BATCHED_STEPS / players decisions: RLlib pays per chunk)
+BATCHED_STEPS = 32
+#: the PettingZoo sampler's iteration unless --train-batch-size says otherwise, in env steps
+PETTINGZOO_BATCH = 4000
 #: the game trained on unless --env-id says otherwise
 DEFAULT_ENV_ID = "slabberjan_v0"
 #: RLlib seeds numpy's legacy generator (32 bits) with the seed plus each worker's and env's index: the run's seed
@@ -109,10 +125,12 @@ RLLIB_SEED_LIMIT = 2**31
 
 
 #: the checks of the options (those of the optional ones in :data:`OPTIONAL_CHECKS`)
-CHECKS = (at_least(1, "iterations", "num_envs_per_env_runner", "train_batch_size", "minibatch_size", "update_epochs"),
+CHECKS = (at_least(1, "iterations", "minibatch_size", "update_epochs"),
           at_least(0, "num_env_runners", "checkpoint_every", "final_games"))
 #: the checks of the options that may be None (not checked then)
-OPTIONAL_CHECKS = (*PPO_CHECKS, (("players", "num_cpus"), lambda v: v is None or v >= 1, "at least 1"), SEED_CHECK,
+OPTIONAL_CHECKS = (*PPO_CHECKS, SEED_CHECK,
+                   (("players", "num_cpus", "num_envs_per_env_runner", "train_batch_size"),
+                    lambda v: v is None or v >= 1, "at least 1"),
                    (("join_seconds",), lambda v: math.isfinite(v) and v > 0, "a positive number of seconds"))
 
 
@@ -140,10 +158,13 @@ class RLlibTrainArgs(PPOOptions):
     """training iterations in all (a resumed run counts those done), each of --train-batch-size env steps"""
     num_env_runners: int = 0
     """remote EnvRunner actors that sample in parallel; 0 samples in the driver process"""
-    num_envs_per_env_runner: int = 1
-    """games each EnvRunner steps side by side"""
-    train_batch_size: int = 4000
-    """env steps sampled per iteration (per learner)"""
+    num_envs_per_env_runner: Annotated[int | None, shown_default("256 batched, 1 pettingzoo", "INT")] = None
+    """games each EnvRunner steps side by side (batched: in one call of the engine and one forward pass)"""
+    sampler: Sampler = "auto"
+    """how EnvRunners play: batched (the batched engine; shared policy only), pettingzoo (one AEC env per game), auto"""
+    train_batch_size: Annotated[int | None, shown_default("batched: 32 steps of every game; pettingzoo: 4000",
+                                                          "INT")] = None
+    """env steps (decisions) sampled per iteration (per learner)"""
     address: Annotated[str | None, shown_default("none: start a local Ray instance", "ADDRESS")] = None
     """Ray cluster to join (HOST:PORT, auto, ray://HOST:10001), with its auth token if one is found"""
     num_cpus: Annotated[int | None, shown_default("every CPU of this machine", "INT")] = None
@@ -169,8 +190,13 @@ class RLlibTrainArgs(PPOOptions):
             raise ValueError(f"unknown env id {self.env_id!r}; choose from {', '.join(cardenvs.available_envs())}")
         if self.policy not in POLICY_MODES:
             raise ValueError(f"--policy {self.policy!r} is not allowed; choose from {', '.join(POLICY_MODES)}")
+        if self.sampler not in SAMPLERS:
+            raise ValueError(f"--sampler {self.sampler!r} is not allowed; choose from {', '.join(SAMPLERS)}")
+        if self.sampler == "batched" and self.policy != "shared":
+            raise ValueError("--sampler batched plays every seat with one module: it needs --policy shared "
+                             "(--sampler pettingzoo trains one module per seat)")
         check_options(self, CHECKS)
-        if self.minibatch_size > self.train_batch_size:
+        if self.train_batch_size is not None and self.minibatch_size > self.train_batch_size:
             raise ValueError(f"--minibatch-size ({self.minibatch_size}) must not exceed --train-batch-size "
                              f"({self.train_batch_size})")
         check_options(self, OPTIONAL_CHECKS)
@@ -189,6 +215,28 @@ class RLlibTrainArgs(PPOOptions):
     def resolved_run_dir(self) -> str:
         """``run_dir``, or the default run directory of the game."""
         return self.run_dir if self.run_dir is not None else str(RUNS_DIR / self.env_id)
+
+    @property
+    def resolved_sampler(self) -> str:
+        """``sampler``, with ``auto`` made ``batched`` for a shared policy and ``pettingzoo`` for per-seat ones."""
+        if self.sampler != "auto":
+            return self.sampler
+        return "batched" if self.policy == "shared" else "pettingzoo"
+
+    @property
+    def games_per_env_runner(self) -> int:
+        """``num_envs_per_env_runner``, or the sampler's default."""
+        return self.num_envs_per_env_runner or DEFAULT_GAMES[self.resolved_sampler]
+
+    @property
+    def batch_size(self) -> int:
+        """``train_batch_size``, or the sampler's default: for the batched sampler :data:`BATCHED_STEPS` steps of
+        every game of every EnvRunner, else :data:`PETTINGZOO_BATCH`."""
+        if self.train_batch_size is not None:
+            return self.train_batch_size
+        if self.resolved_sampler == "pettingzoo":
+            return PETTINGZOO_BATCH
+        return BATCHED_STEPS * self.games_per_env_runner * max(self.num_env_runners, 1)
 
     @property
     def game_params(self) -> dict[str, Any]:
@@ -238,13 +286,21 @@ def module_of_seat(agent_id: str, episode: Any = None, **kwargs: Any) -> str:
 
 
 def module_ids(args: RLlibTrainArgs) -> list[str]:
-    """The module ids of the run: ``["shared"]`` or one per seat; ValueError for bad game parameters."""
+    """The module ids of the run: ``["shared"]`` (``["default_policy"]``, RLlib's single-agent module id, with the
+    batched sampler) or one per seat; ValueError for bad game parameters."""
     env = cardenvs.env(args.env_id, **args.game_params)
-    return [SHARED_MODULE_ID] if args.policy == "shared" else list(env.possible_agents)
+    if args.policy == "per-seat":
+        return list(env.possible_agents)
+    return [BATCHED_MODULE_ID] if args.resolved_sampler == "batched" else [SHARED_MODULE_ID]
 
 
 def build_config(args: RLlibTrainArgs, module_class: type | None = None) -> Any:
-    """The ``PPOConfig`` of a run (new API stack); registers the env creator under :data:`ENV_NAME`.
+    """The ``PPOConfig`` of a run (new API stack); with the PettingZoo sampler, registers the env creator under
+    :data:`ENV_NAME`.
+
+    The batched sampler is single-agent to RLlib: its EnvRunner hands each seat's trajectory over as an episode of
+    its own, learned by the one module. The PettingZoo sampler is multi-agent: one module shared by every seat, or
+    one per seat.
 
     Args:
         args: the run's arguments (validated first; ValueError if they are not allowed).
@@ -259,7 +315,6 @@ def build_config(args: RLlibTrainArgs, module_class: type | None = None) -> Any:
 
     args.validate()
     modules = module_ids(args)
-    register_env(ENV_NAME, make_pettingzoo_env)
     env_config = {"env_id": args.env_id, "params": args.game_params}
     module_spec = RLModuleSpec(
         module_class=module_class or MaskedActorCritic, model_config={HIDDEN_SIZES_KEY: list(args.hidden)}
@@ -267,11 +322,8 @@ def build_config(args: RLlibTrainArgs, module_class: type | None = None) -> Any:
     config = (
         PPOConfig()
         .api_stack(enable_rl_module_and_learner=True, enable_env_runner_and_connector_v2=True)
-        # RLlib's env checker steps a random action from the action space, which is often illegal here.
-        .environment(ENV_NAME, env_config=env_config, disable_env_checking=True)
-        .env_runners(num_env_runners=args.num_env_runners, num_envs_per_env_runner=args.num_envs_per_env_runner)
         .training(
-            train_batch_size_per_learner=args.train_batch_size,
+            train_batch_size_per_learner=args.batch_size,
             minibatch_size=args.minibatch_size,
             num_epochs=args.update_epochs,
             lr=args.learning_rate,
@@ -283,11 +335,6 @@ def build_config(args: RLlibTrainArgs, module_class: type | None = None) -> Any:
             grad_clip=args.max_grad_norm,
             grad_clip_by="global_norm",
         )
-        .multi_agent(
-            policies=set(modules),
-            policy_mapping_fn=shared_module if args.policy == "shared" else module_of_seat,
-            policies_to_train=modules,
-        )
         # One spec for every module: RLlib copies it per module id, inference-only (no value net) on EnvRunners.
         .rl_module(rl_module_spec=module_spec)
         # An env error (an illegal action included) must stop training, not be hidden by restarting the env or
@@ -296,6 +343,25 @@ def build_config(args: RLlibTrainArgs, module_class: type | None = None) -> Any:
             restart_failed_sub_environments=False, restart_failed_env_runners=False, ignore_env_runner_failures=False
         )
     )
+    runners = {"num_env_runners": args.num_env_runners, "num_envs_per_env_runner": args.games_per_env_runner}
+    if args.resolved_sampler == "batched":
+        from cardenvs.training.rllib_batched import BatchedEnvRunner, BatchedGames
+
+        spaces = BatchedGames.seat_spaces(args.env_id, args.game_params)
+        config = (config.environment(env_config=env_config, observation_space=spaces[0], action_space=spaces[1])
+                  .env_runners(env_runner_cls=BatchedEnvRunner, **runners))
+    else:
+        register_env(ENV_NAME, make_pettingzoo_env)
+        config = (
+            # RLlib's env checker steps a random action from the action space, which is often illegal here.
+            config.environment(ENV_NAME, env_config=env_config, disable_env_checking=True)
+            .env_runners(**runners)
+            .multi_agent(
+                policies=set(modules),
+                policy_mapping_fn=shared_module if args.policy == "shared" else module_of_seat,
+                policies_to_train=modules,
+            )
+        )
     if args.seed is not None:
         config = config.debugging(seed=narrowed_seed(args.seed, RLLIB_SEED_LIMIT))
     return config

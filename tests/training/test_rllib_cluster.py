@@ -50,7 +50,7 @@ KILL_SECONDS = 10
 DRIVER_SECONDS = 420
 #: tiny sizes: an iteration samples a couple of games and makes a handful of gradient steps
 TINY = ["--env-id", ENV_ID, "--train-batch-size", "200", "--minibatch-size", "100", "--update-epochs", "1",
-        "--hidden", "16", "--final-games", "0", "--num-env-runners", "1"]
+        "--hidden", "16", "--final-games", "0", "--num-env-runners", "1", "--sampler", "pettingzoo"]
 #: the name Ray gives the log of an actor of RLlib's multi-agent EnvRunner
 ENV_RUNNER_ACTOR = ":actor_name:MultiAgentEnvRunner"
 

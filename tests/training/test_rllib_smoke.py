@@ -1,4 +1,5 @@
-"""RLlib smoke test: one small PPO iteration per policy mode on clabber_v0, masks respected, checkpoint reloadable.
+"""RLlib smoke test of the PettingZoo sampler: one small PPO iteration per policy mode on clabber_v0, masks
+respected, checkpoint reloadable (the batched sampler's tests: test_rllib_batched.py).
 
 clabber_v0 is short (about 85 moves a game) and has 30 actions of which usually a few are legal, so an unmasked
 policy would soon pick an illegal one; the env raises on it and RLlib is configured to let that stop training
@@ -48,7 +49,8 @@ pytestmark = pytest.mark.filterwarnings("ignore:.*Overriding environment rllib-m
 
 ENV_ID = "clabber_v0"
 #: tiny sizes: one iteration samples a couple of games and makes a handful of SGD steps
-TINY = dict(iterations=1, train_batch_size=200, minibatch_size=100, update_epochs=1, hidden=[16], final_games=0)
+TINY = dict(iterations=1, train_batch_size=200, minibatch_size=100, update_epochs=1, hidden=[16], final_games=0,
+            sampler="pettingzoo")
 
 
 @pytest.fixture(scope="module")
