@@ -1,11 +1,6 @@
 """training/recipes.py: ``cardenvs train GAME`` with no other option is the run that trained GAME's shipped agent,
-and the trainer reproduces the first two updates that the trainer of that agent made with it (the same decisions,
-losses and weights: exactly on the machine that recorded them, to a relative 1e-6 on another's floating point).
-
-The reference (``data/first_updates.json``) holds, per game, what the agent's trainer produced in its first two
-updates with the agent's settings but no time budget (so the learning rate depends on decisions only), no
-evaluation, no final tournament and no checkpoint: the decisions made, what each update returned, and per weight
-tensor its sum and sum of squares.
+and the trainer reproduces the first two updates recorded from it (the same decisions, losses and weights), on the
+machine class the reference was recorded on (``first_updates.py`` records it and says why it is machine-bound).
 """
 
 import json
@@ -18,13 +13,9 @@ import cardenvs
 from cardenvs.agents.registry import shipped_checkpoint
 from cardenvs.training import selfplay
 from cardenvs.training.recipes import RECIPES, recipe
+from tests.training.first_updates import REFERENCE_PATH, first_updates
 
-REFERENCE = json.loads((Path(__file__).parent / "data" / "first_updates.json").read_text())
-#: updates of the recorded reference
-UPDATES = 2
-#: the overrides the reference was recorded with (no time budget, evaluation, final tournament or checkpoint)
-REFERENCE_OVERRIDES = ["--minutes", "0", "--eval-every", "0", "--final-games", "0", "--checkpoint-every", str(10**12),
-                       "--no-progress-bar", "--device", "cpu"]
+REFERENCE = json.loads(REFERENCE_PATH.read_text())
 #: what the shipped agents' commands set that is not a setting of the run (where it went, how it was shown)
 NOT_SETTINGS = ("run_dir", "progress_bar", "resume", "resume_if_present")
 #: the settings of the shipped agents' trainer that are recipe extensions now, or gone (no recipe used them), with
@@ -32,7 +23,7 @@ NOT_SETTINGS = ("run_dir", "progress_bar", "resume", "resume_if_present")
 OLD_EXTENSION_DEFAULTS = {"carry_open_chains": False, "shaping_view": "", "shaping_coef": 1.0,
                           "shaping_relative": False, "aux_view": [], "aux_balance": 1.0, "aux_to_policy": False,
                           "ent_anneal": False, "critic": "observation", "aux_seat_views": [], "aux_coef": 1.0}
-#: the relative tolerance of the losses and the weight sums (another machine's BLAS may sum in another order)
+#: the relative tolerance of the losses and the weight sums (on the machine class of the reference)
 RTOL = 1e-6
 
 
@@ -80,26 +71,14 @@ def test_the_recipe_s_first_two_updates_are_those_of_the_shipped_agent_s_trainer
     if env_id not in REFERENCE:
         pytest.skip(f"{env_id} has no recorded first updates")
     reference = REFERENCE[env_id]
-    args = selfplay.resolve_args(selfplay.parse_args([env_id, *REFERENCE_OVERRIDES, "--run-dir", str(tmp_path)]))
-    stats = []
-
-    class TwoUpdates(selfplay.Trainer):
-        def update(self, *arrays, **options):
-            stats.append(super().update(*arrays, **options))
-            return stats[-1]
-
-        def budget_spent(self, started: float) -> bool:
-            return self.updates >= UPDATES
-
-    trainer = TwoUpdates(args)
-    trainer.train()
+    trainer, made = first_updates(env_id, tmp_path)
+    stats = made["stats"]
     assert trainer.decisions == reference["decisions"]
     assert [sorted(update) for update in stats] == [sorted(update) for update in reference["stats"]]
     for update, expected in zip(stats, reference["stats"], strict=True):
         for name, value in expected.items():
             assert update[name] == pytest.approx(value, rel=RTOL, abs=1e-12), name
-    weights = {name: [float(tensor.double().sum()), float(tensor.double().square().sum())]
-               for name, tensor in trainer.network.state_dict().items()}
+    weights = made["weights"]
     assert list(weights) == list(reference["weights"])  # the same modules, under the same names
     for name, sums in reference["weights"].items():
         np.testing.assert_allclose(weights[name], sums, rtol=RTOL, err_msg=name)
