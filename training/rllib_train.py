@@ -81,8 +81,8 @@ CHECKPOINT_DIR = "checkpoint"
 #: the file RLlib writes at the top of every algorithm checkpoint
 CHECKPOINT_MARKER = "rllib_checkpoint.json"
 #: options a resumed run may take anew (the others, which define the modules and their training, must match)
-RESUME_MAY_CHANGE = ("iterations", "num_env_runners", "num_envs_per_env_runner", "sampler", "address", "num_cpus",
-                     "join_seconds", "checkpoint_every", "final_games")
+RESUME_MAY_CHANGE = ("iterations", "num_env_runners", "num_envs_per_env_runner", "address", "num_cpus",
+                     "num_learners", "num_gpus_per_learner", "join_seconds", "checkpoint_every", "final_games")
 #: the subpackages of cardenvs that pyproject.toml maps from folders of their own (``agents/``, ``training/``,
 #: ``docs/rules/``): an editable install finds them outside the ``cardenvs/`` folder
 MAPPED_SUBPACKAGES = ("agents", "training", "rules")
@@ -126,7 +126,8 @@ RLLIB_SEED_LIMIT = 2**31
 
 #: the checks of the options (those of the optional ones in :data:`OPTIONAL_CHECKS`)
 CHECKS = (at_least(1, "iterations", "minibatch_size", "update_epochs"),
-          at_least(0, "num_env_runners", "checkpoint_every", "final_games"))
+          at_least(0, "num_env_runners", "checkpoint_every", "final_games", "num_learners"),
+          (("num_gpus_per_learner",), lambda v: math.isfinite(v) and v >= 0, "0 or more"))
 #: the checks of the options that may be None (not checked then)
 OPTIONAL_CHECKS = (*PPO_CHECKS, SEED_CHECK,
                    (("players", "num_cpus", "num_envs_per_env_runner", "train_batch_size"),
@@ -169,6 +170,10 @@ class RLlibTrainArgs(PPOOptions):
     """Ray cluster to join (HOST:PORT, auto, ray://HOST:10001), with its auth token if one is found"""
     num_cpus: Annotated[int | None, shown_default("every CPU of this machine", "INT")] = None
     """CPUs the local Ray instance may use; ignored with --address"""
+    num_learners: int = 0
+    """remote Learner actors that update the modules in parallel (0: the learner runs in the driver process)"""
+    num_gpus_per_learner: float = 0.0
+    """GPUs each Learner uses (with --num-learners 0: the driver's learner; 1 puts it on a GPU)"""
     join_seconds: float = 60.0
     """seconds joining the cluster at --address may take, once its port answers, before the driver gives up"""
     checkpoint_every: int = 0
@@ -335,6 +340,7 @@ def build_config(args: RLlibTrainArgs, module_class: type | None = None) -> Any:
             grad_clip=args.max_grad_norm,
             grad_clip_by="global_norm",
         )
+        .learners(num_learners=args.num_learners, num_gpus_per_learner=args.num_gpus_per_learner)
         # One spec for every module: RLlib copies it per module id, inference-only (no value net) on EnvRunners.
         .rl_module(rl_module_spec=module_spec)
         # An env error (an illegal action included) must stop training, not be hidden by restarting the env or

@@ -202,3 +202,11 @@ def test_the_batched_sampler_needs_a_shared_policy():
     assert RLlibTrainArgs(env_id=ENV_ID, policy="per-seat").resolved_sampler == "pettingzoo"
     assert RLlibTrainArgs(env_id=ENV_ID).batch_size == rllib_train.BATCHED_STEPS * 256
     assert RLlibTrainArgs(env_id=ENV_ID, sampler="pettingzoo").batch_size == rllib_train.PETTINGZOO_BATCH
+
+
+def test_the_learner_options_reach_rllib_s_config():
+    config = build_config(RLlibTrainArgs(env_id=ENV_ID, num_learners=2, num_gpus_per_learner=1))
+    assert (config.num_learners, config.num_gpus_per_learner) == (2, 1)
+    assert config.train_batch_size_per_learner == rllib_train.BATCHED_STEPS * 256
+    with pytest.raises(ValueError, match="--num-gpus-per-learner"):
+        RLlibTrainArgs(env_id=ENV_ID, num_gpus_per_learner=-1).validate()
