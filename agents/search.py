@@ -11,12 +11,18 @@ in which it is to act at once, so the rollouts of all of them run in one batch.
 every legal action followed by ``rollouts`` playouts to the end of the game; the action with the best mean return
 for the seat (its team's, where the game rewards teams) is played.
 
-``ismcts`` (single-observer Information-Set MCTS, Cowling, Powley and Whitehouse 2012): one tree per decision whose
-nodes are action sequences seen from the searching seat; each of ``iterations`` iterations draws a state,
-descends the tree by UCB over the actions legal in that draw (each child's count of being available stands in for
-its parent's visits), adds one node, plays out with the rollout policy and credits every node with the return of
-the seat that acted there. The most visited action at the root is played. The exploration constant is scaled by
-the spread of the returns seen so far, so one constant serves every game's reward scale.
+``ismcts`` (multiple-observer Information-Set MCTS, Cowling, Powley and Whitehouse 2012): per decision, one tree per
+seat, each node a point of the search as that seat sees it. A seat's tree branches on its own moves and on what it
+sees of the others' (``Game.public_action_name`` where a game hides a choice); the searching seat's tree also on
+what the seat observes after every step, so the chance it sees (its draws, a new deal) leads to nodes of their own.
+The other seats' trees hold none of their seats' private information, which the searching seat does not know.
+Each of ``iterations`` iterations draws a state (:meth:`_SearchAgent.draw_states`) and descends all trees together:
+the seat to act chooses in its own tree by UCB over the actions legal in that draw (an action's count of being
+legal at the node stands in for the node's visits), until an action new to its tree. From there ``rollouts``
+playouts with the rollout policy give each seat's return, and every decision on the way is credited with the
+return of the seat that took it (partners share a reward where the game's rules say so). The most visited action
+at the root of the searching seat's tree is played. The exploration constant is scaled by the spread of the
+returns seen so far, so one constant serves every game's reward scale.
 
 Both are deterministic for a given seed and sequence of decisions: their generator is the only randomness (it
 draws the resampled states, the playouts' chance and the tie-breaks).
@@ -82,12 +88,14 @@ class ISMCTSOptions:
     """The budget of :class:`ISMCTSAgent`.
 
     Args:
-        iterations: tree iterations per decision (each one draw, one descent, one playout).
+        iterations: tree iterations per decision (each one draw, one descent, ``rollouts`` playouts).
         exploration: the UCB constant, in units of the spread of the returns seen in the tree.
         rollout: the rollout policy's agent spec (``heuristic``, ``random``, ``trained`` or ``ppo:PATH``).
-        depth: decisions a playout takes, the new node's action included, before ``value`` estimates the rest of
-            the game (``0``: play to the end).
+        depth: decisions a playout takes, the new action included, before ``value`` estimates the rest of the game
+            (``0``: play to the end).
         value: as :class:`PIMCOptions`'s.
+        rollouts: playouts from where each iteration's descent ends, with their own chance; the iteration's return
+            is their mean.
     """
 
     iterations: int = 200
@@ -95,6 +103,7 @@ class ISMCTSOptions:
     rollout: str = "heuristic"
     depth: int = 0
     value: str = "trained"
+    rollouts: int = 1
 
 
 def parse_options(kind: str, argument: str, defaults: dict[str, Any] | None = None) -> PIMCOptions | ISMCTSOptions:
@@ -488,8 +497,18 @@ class ISMCTSAgent(_SearchAgent):
                 self._advance(at[row], searches[row].seat, movers[row], taken[row], observed, public)
         if leaves:
             leaves = np.array(leaves, np.int64)
-            totals[leaves] += playouts.returns(venv.state_array(leaves), np.array(leaf_actions, np.int64))
+            totals[leaves] += self._leaf_returns(playouts, venv.state_array(leaves), np.array(leaf_actions, np.int64))
         self._backpropagate(paths, totals, searches)
+
+    def _leaf_returns(self, playouts: Playouts, records: np.ndarray, first_actions: np.ndarray) -> np.ndarray:
+        """Each seat's mean return over ``rollouts`` playouts from each record, its first action given, float64
+        ``[R, P]``; the copies of a record are reseeded, so that each draws its own chance."""
+        rollouts = self.options.rollouts
+        if rollouts == 1:
+            return playouts.returns(records, first_actions)
+        copies = _reseeded(np.repeat(records, rollouts), self.rng)
+        returns = playouts.returns(copies, np.repeat(first_actions, rollouts))
+        return returns.reshape(len(records), rollouts, -1).mean(axis=1)
 
     @staticmethod
     def _advance(nodes: list[TreeNode], observer: int, mover: int, action: int, observed: tuple[int, int],

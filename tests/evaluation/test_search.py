@@ -15,14 +15,14 @@ import pytest
 import cardenvs
 from cardenvs.agents.base import SeatView, act_in_env, seat_views
 from cardenvs.agents.registry import check_spec, make_agent
-from cardenvs.agents.search import ISMCTSOptions, PIMCOptions, Playouts, parse_options
+from cardenvs.agents.search import ISMCTSAgent, ISMCTSOptions, PIMCOptions, Playouts, TreeNode, parse_options
 from cardenvs.core.dispatch import rule_based_policy
 from cardenvs.core.playout import compiled_playouts
 from cardenvs.evaluation.tournament import run_tournament
 
 SEARCHABLE = [game.env_id for game in map(cardenvs.get_game, cardenvs.available_envs()) if game.resample]
 SMALL = {"pimc": "pimc:determinizations=3,rollouts=1,rollout=random",
-         "ismcts": "ismcts:iterations=12,rollout=random"}
+         "ismcts": "ismcts:iterations=12,rollout=random,rollouts=2"}
 POSITIONS = 24  # games of a batch whose first decisions are searched
 SETTLE_STEPS = 6  # random steps before the searched decision
 
@@ -40,11 +40,14 @@ def test_specs_parse_and_refuse_bad_options():
     assert parse_options("pimc", "") == PIMCOptions()
     assert parse_options("pimc", "determinizations=5,rollout=random") == PIMCOptions(5, 2, "random")
     assert parse_options("ismcts", "iterations=9,exploration=1.5") == ISMCTSOptions(9, 1.5, "heuristic")
+    assert parse_options("ismcts", "rollouts=3", {"rollouts": 4, "determinizations": 8}).rollouts == 3
+    assert parse_options("ismcts", "", {"rollouts": 4}).rollouts == 4
     for spec in ("pimc", "ismcts", "pimc:rollouts=3", "ismcts:rollout=ppo:model.pt"):
         check_spec(spec)
     bad = ["pimc:iterations=3", "pimc:determinizations=0", "pimc:determinizations=two", "ismcts:exploration=-1",
            "pimc:rollout=pimc", "ismcts:iterations", "pimc:rollout=human", "pimc:depth=-1", "ismcts:value=random",
-           "pimc:determinizations=10000000000", "ismcts:exploration=inf", "ismcts:exploration=nan", "pimc:rollout=ppo:"]
+           "pimc:determinizations=10000000000", "ismcts:exploration=inf", "ismcts:exploration=nan", "pimc:rollout=ppo:",
+           "ismcts:rollouts=0"]
     for spec in bad:
         with pytest.raises(ValueError, match=r"pimc|ismcts"):
             check_spec(spec)
@@ -215,3 +218,135 @@ def test_pimc_beats_random_play(tmp_path):
         )
     margins = [np.mean(values) for values in rewards.values()]
     assert ttest_1samp(margins, 0.0, alternative="greater").pvalue < MIN_P_VALUE
+
+
+class _TracedISMCTS(ISMCTSAgent):
+    """:class:`ISMCTSAgent` that records every decision it credits: the actions from the root before it (the key
+    of the node an action-keyed tree would have put it in), the seat that decided, the node of the new trees that
+    holds it, the action and the return credited."""
+
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        self.decisions: list[list[tuple]] = []
+
+    def search(self, views):
+        self.decisions = [[] for _ in views]
+        self._rows = [index for index, view in enumerate(views) if np.count_nonzero(view.action_mask) > 1]
+        return super().search(views)
+
+    def _backpropagate(self, paths, totals, searches):
+        for row, path in enumerate(paths):
+            before: tuple[int, ...] = ()
+            for seat, node, action in path:
+                self.decisions[self._rows[row]].append((before, seat, node, action, float(totals[row, seat])))
+                before += (action,)
+        super()._backpropagate(paths, totals, searches)
+
+
+def _tree_nodes(root: TreeNode) -> list[TreeNode]:
+    nodes, stack = [], [root]
+    while stack:
+        node = stack.pop()
+        nodes.append(node)
+        stack.extend(node.children.values())
+    return nodes
+
+
+TRACED_ITERATIONS = 40
+
+
+def test_ismcts_never_holds_two_seats_decisions_in_one_node():
+    """Clabber hands (four seats, two partnerships): in a tree keyed by the actions from the root, one node gets the
+    decisions of different seats in different draws (a seat's extra decision, such as a meld it holds, moves every
+    later turn). The per-seat trees keep each seat's decisions in that seat's own tree, one seat a node, and each
+    node's totals are the returns of its seat alone."""
+    env_id = "clabber_v0"
+    _, views = _positions(env_id, seed=3)
+    agent = _TracedISMCTS(env_id, parse_options("ismcts", f"iterations={TRACED_ITERATIONS},rollout=random"), seed=2)
+    searches = agent.search(views)
+    merged_by_actions = 0
+    for view, search, decisions in zip(views, searches, agent.decisions, strict=True):
+        if search is None:
+            continue
+        owner = {id(node): seat for seat, tree in enumerate(search.trees) for node in _tree_nodes(tree)}
+        seats_by_actions: dict[tuple, set[int]] = {}
+        seats_by_node: dict[int, set[int]] = {}
+        credited: dict[tuple[int, int], float] = {}
+        for before, seat, node, action, credit in decisions:
+            seats_by_actions.setdefault(before, set()).add(seat)
+            seats_by_node.setdefault(id(node), set()).add(seat)
+            credited[id(node), action] = credited.get((id(node), action), 0.0) + credit
+            assert owner[id(node)] == seat, "a decision was credited in another seat's tree"
+        merged_by_actions += any(len(seats) > 1 for seats in seats_by_actions.values())
+        assert all(len(seats) == 1 for seats in seats_by_node.values())
+        for tree in search.trees:
+            for node in _tree_nodes(tree):
+                for action, total in node.total.items():
+                    assert total == pytest.approx(credited[id(node), action])
+        assert sum(search.root.visits.values()) == TRACED_ITERATIONS
+        assert set(search.root.visits) <= set(np.flatnonzero(view.action_mask).tolist())
+    # the positions are ones where an action-keyed tree mixes seats: most of them
+    assert merged_by_actions > POSITIONS // 2
+
+
+def test_ismcts_keeps_the_chance_its_seat_sees_apart():
+    """Gin Slaughtre: after the searching seat plays, it draws from the stock. In its own tree the draws it sees
+    lead to different nodes under one action (an action-keyed tree has one); the other seat does not see the
+    searcher's draws, and its tree keys a step by the seat and the move alone."""
+    env_id = "gin_slaughtre_v0"
+    venv, views = _positions(env_id, seed=5)
+    agent = make_agent("ismcts:iterations=30,rollout=random", env_id, venv.layout, seed=1)
+    split = 0
+    for view, search in zip(views, agent.search(views), strict=True):
+        if search is None:
+            continue
+        after_action: dict[tuple[int, int], set] = {}
+        for key in search.root.children:
+            assert len(key) == 4 and key[0] in range(venv.num_players)
+            after_action.setdefault(key[:2], set()).add(key[2:])
+        split += any(len(observed) > 1 for observed in after_action.values())
+        for seat, tree in enumerate(search.trees):
+            if seat != view.seat:
+                assert all(len(key) == 2 for node in _tree_nodes(tree) for key in node.children)
+    assert split > 0
+
+
+def test_ismcts_other_seats_see_a_hidden_choice_by_its_public_name():
+    """Gin Slaughtre's upcard arrangements are hidden until both seats chose: the other seat's tree has one key for
+    all of them, and a public action keeps a key of its own."""
+    game = cardenvs.get_game("gin_slaughtre_v0")
+    params = game.make_params()
+    public = ISMCTSAgent("gin_slaughtre_v0", ISMCTSOptions(), seed=0).public_actions(params)
+    names = [game.action_name(params, action) for action in range(game.num_actions(params))]
+    arrangements = {public[action] for action, name in enumerate(names) if name.startswith("upcards")}
+    assert len(arrangements) == 1
+    others = [public[action] for action, name in enumerate(names) if not name.startswith("upcards")]
+    assert len(set(others)) == len(others) and not arrangements & set(others)
+
+
+def test_search_agents_draw_their_states_from_one_method():
+    """The search agents get their states from draw_states alone (where a belief over the hidden cards can replace
+    the resampler): ismcts asks it once per iteration for a state per searched view; its draws come view by view,
+    each one its seat cannot tell from the true state."""
+    env_id = "clabber_v0"
+    venv, views = _positions(env_id, seed=3)
+    calls = []
+
+    class Counting(ISMCTSAgent):
+        def draw_states(self, views, count):
+            calls.append((len(views), count))
+            return super().draw_states(views, count)
+
+    Counting(env_id, parse_options("ismcts", "iterations=5,rollout=random"), seed=0).act_views(views)
+    searched = sum(np.count_nonzero(view.action_mask) > 1 for view in views)
+    assert calls == [(searched, 1)] * 5
+    draws = make_agent(SMALL["pimc"], env_id, venv.layout, seed=0).draw_states(views[:2], 3)
+    assert len(draws) == 6 and draws.dtype == venv.state_array([0]).dtype
+    # view by view, each draw one its seat cannot tell from the true state
+    seen = cardenvs.vector_env(env_id, len(draws), **cardenvs.get_game(env_id).quick_params)
+    seen.reset(seed=0)
+    seen.set_states(np.arange(len(draws)), draws)
+    observations, masks = seen.observe([view.seat for view in views[:2] for _ in range(3)])
+    for row, view in enumerate(view for view in views[:2] for _ in range(3)):
+        assert np.array_equal(observations[row], view.observation)
+        assert np.array_equal(masks[row], view.action_mask)
