@@ -101,6 +101,10 @@ NO_PROBABILITIES = ("pimc", "ismcts", "human", "rllib")
 LOG_LIKELIHOOD_SPAN = 30.0
 #: ridge penalties tried by cross-validation, as multiples of the largest squared singular value of the features
 RIDGE_PENALTIES = np.logspace(-4.0, 2.0, 13)
+#: the most sweeps of Jacobi rotations an eigen-decomposition takes, and the off-diagonal mass (a share of the
+#: whole) at which it stops
+JACOBI_SWEEPS = 50
+JACOBI_TOLERANCE = 1e-22
 
 
 class ActionModel:
@@ -272,36 +276,103 @@ def _log_mean_exp(values: np.ndarray) -> float:
     return top + math.log(float(np.mean(np.exp(values - top))))
 
 
-def _ridge_predict(features: np.ndarray, labels: np.ndarray, queries: np.ndarray) -> np.ndarray:
-    """Ridge regression of ``labels`` on ``features`` (standardised), its penalty chosen by generalised
-    cross-validation; the predictions at ``queries``. Constant where no feature varies or too few rows."""
-    mean_label = float(labels.mean())
-    spread = features.std(axis=0)
-    columns = spread > 0
-    if not columns.any() or len(labels) < 3:
-        return np.full(len(queries), mean_label)
-    center = features[:, columns].mean(axis=0)
-    scale = spread[columns]
-    design = (features[:, columns] - center) / scale
-    target = labels - mean_label
-    u, singular, vt = np.linalg.svd(design, full_matrices=False)
-    projected = u.T @ target
-    rows = len(labels)
-    best, best_score = None, math.inf
-    squared = singular**2
-    for factor in RIDGE_PENALTIES:
-        penalty = factor * squared[0]
-        shrink = squared / (squared + penalty)
-        freedom = float(shrink.sum())
+@njit(cache=True)
+def _symmetric_eigen(matrix):
+    """The eigenvalues and eigenvectors (columns) of a symmetric matrix, by cyclic Jacobi rotations: compiled and on
+    one thread, so that it costs the same on a machine whose other cores are busy (a multi-threaded LAPACK call
+    on such a machine can take a second for a matrix of a hundred rows)."""
+    a = matrix.copy()
+    size = a.shape[0]
+    vectors = np.eye(size)
+    scale = 0.0
+    for i in range(size):
+        for j in range(size):
+            scale += a[i, j] * a[i, j]
+    for _ in range(JACOBI_SWEEPS):
+        off = 0.0
+        for i in range(size):
+            for j in range(i + 1, size):
+                off += a[i, j] * a[i, j]
+        if off <= JACOBI_TOLERANCE * scale:
+            break
+        for p in range(size - 1):
+            for q in range(p + 1, size):
+                if a[p, q] == 0.0:
+                    continue
+                theta = (a[q, q] - a[p, p]) / (2.0 * a[p, q])
+                tangent = (1.0 if theta >= 0 else -1.0) / (abs(theta) + math.sqrt(theta * theta + 1.0))
+                cosine = 1.0 / math.sqrt(tangent * tangent + 1.0)
+                sine = tangent * cosine
+                for k in range(size):
+                    kp, kq = a[k, p], a[k, q]
+                    a[k, p] = cosine * kp - sine * kq
+                    a[k, q] = sine * kp + cosine * kq
+                for k in range(size):
+                    pk, qk = a[p, k], a[q, k]
+                    a[p, k] = cosine * pk - sine * qk
+                    a[q, k] = sine * pk + cosine * qk
+                for k in range(size):
+                    kp, kq = vectors[k, p], vectors[k, q]
+                    vectors[k, p] = cosine * kp - sine * kq
+                    vectors[k, q] = sine * kp + cosine * kq
+    values = np.empty(size)
+    for i in range(size):
+        values[i] = max(a[i, i], 0.0)
+    return values, vectors
+
+
+@njit(cache=True)
+def _ridge_coefficients(design, target, penalties):
+    """Ridge coefficients of ``target`` on ``design``, the penalty (a multiple of the largest eigenvalue of the
+    design's Gram matrix, from ``penalties``) chosen by generalised cross-validation; all zero where every
+    penalty leaves too few degrees of freedom."""
+    rows, columns = design.shape
+    gram = np.zeros((columns, columns))
+    moment = np.zeros(columns)
+    for r in range(rows):
+        for i in range(columns):
+            moment[i] += design[r, i] * target[r]
+            for j in range(i, columns):
+                gram[i, j] += design[r, i] * design[r, j]
+    for i in range(columns):
+        for j in range(i):
+            gram[i, j] = gram[j, i]
+    values, vectors = _symmetric_eigen(gram)
+    projected = vectors.T @ moment
+    best = np.zeros(columns)
+    best_score = np.inf
+    for factor in penalties:
+        penalty = factor * values.max()
+        freedom = 0.0
+        for i in range(columns):
+            freedom += values[i] / (values[i] + penalty)
         if freedom >= rows - 1:
             continue
-        residual = target - u @ (shrink * projected)
-        score = rows * float(residual @ residual) / (rows - freedom) ** 2
+        coefficients = vectors @ (projected / (values + penalty))
+        residual = target - design @ coefficients
+        score = rows * (residual @ residual) / (rows - freedom) ** 2
         if score < best_score:
-            best, best_score = penalty, score
-    if best is None:
+            best, best_score = coefficients, score
+    return best
+
+
+def _ridge_predict(features: np.ndarray, labels: np.ndarray, counts: np.ndarray, queries: np.ndarray) -> np.ndarray:
+    """Ridge regression of ``labels`` on distinct rows of ``features`` (``counts[g]`` particles had row ``g``),
+    on the columns that vary (one of each set of equal columns), standardised, its penalty chosen by generalised
+    cross-validation; the predictions at ``queries``. Constant where no column varies or with too few rows."""
+    weights = counts / counts.sum()
+    mean_label = float(weights @ labels)
+    varying = np.flatnonzero(features.max(axis=0) > features.min(axis=0))
+    if varying.size == 0 or len(labels) < 3:
         return np.full(len(queries), mean_label)
-    coefficients = vt.T @ ((singular / (squared + best)) * projected)
+    _, first = np.unique(features[:, varying], axis=1, return_index=True)
+    columns = varying[np.sort(first)]
+    center = weights @ features[:, columns]
+    scale = np.sqrt(weights @ (features[:, columns] - center) ** 2)
+    root = np.sqrt(counts / counts.mean())[:, None]
+    design = np.ascontiguousarray(root * (features[:, columns] - center) / scale)
+    target = root[:, 0] * (labels - mean_label)
+    coefficients = _ridge_coefficients(design, target, RIDGE_PENALTIES)
     return mean_label + ((queries[:, columns] - center) / scale) @ coefficients
 
 
@@ -325,16 +396,21 @@ def estimate_log_likelihood(features: np.ndarray, labels: np.ndarray, queries: n
         return np.full(len(queries), labels[0])
     features = np.ascontiguousarray(features, np.float32)
     groups: dict[bytes, list[float]] = {}
+    rows: dict[bytes, np.ndarray] = {}
     for row, label in zip(features, labels, strict=True):
-        groups.setdefault(row.tobytes(), []).append(float(label))
+        key = row.tobytes()
+        groups.setdefault(key, []).append(float(label))
+        rows.setdefault(key, row)
     exact = {key: _log_mean_exp(np.array(values)) for key, values in groups.items()}
     queries = np.ascontiguousarray(queries, np.float32)
-    estimates = np.clip(_ridge_predict(features.astype(np.float64), labels, queries.astype(np.float64)),
-                        labels.min(), labels.max())
-    for index, row in enumerate(queries):
-        known = exact.get(row.tobytes())
-        if known is not None:
-            estimates[index] = known
+    known = [exact.get(row.tobytes()) for row in queries]
+    estimates = np.array([math.nan if value is None else value for value in known])
+    unknown = np.isnan(estimates)
+    if unknown.any():
+        predicted = _ridge_predict(np.array(list(rows.values()), np.float64), np.array(list(exact.values())),
+                                   np.array([len(values) for values in groups.values()], np.float64),
+                                   queries[unknown].astype(np.float64))
+        estimates[unknown] = np.clip(predicted, labels.min(), labels.max())
     return estimates
 
 
