@@ -157,10 +157,12 @@ def parse_args(argv: Sequence[str] | None = None) -> Options:
 
 
 def budget_label(kind: str, budget: str) -> str:
-    """A short column name for a budget: ``pimc 16×2 random``, ``ismcts 200 heuristic``."""
+    """A short column name for a budget: ``pimc 16×2 random``, ``ismcts 200 heuristic`` (``ismcts 200×4 random``
+    with 4 playouts an iteration)."""
     options = parse_options(kind, budget)
     if isinstance(options, ISMCTSOptions):
-        return f"ismcts {options.iterations} {options.rollout}"
+        playouts = f"×{options.rollouts}" if options.rollouts > 1 else ""
+        return f"ismcts {options.iterations}{playouts} {options.rollout}"
     return f"pimc {options.determinizations}×{options.rollouts} {options.rollout}"
 
 
@@ -287,14 +289,18 @@ def time_policy_playouts(
 
 
 def time_search(env_id: str, spec: str, views: Sequence[SeatView], opts: Options) -> dict[str, float]:
-    """Search decisions/s of the agent ``spec``: ``act_views`` on every position at once."""
+    """Search decisions/s of the agent ``spec``: ``act_views`` on every position at once; for ``ismcts`` also
+    ``iterations_per_s``, tree iterations of one search a second (decisions/s × iterations)."""
     agent = make_agent(spec, env_id, cardenvs.get_game(env_id).observation_layout(views[0].params), opts.seed)
 
     def call() -> int:
         agent.act_views(views)
         return len(views)
 
-    return repeat_timed(call, opts.seconds)
+    result = repeat_timed(call, opts.seconds)
+    if isinstance(agent.options, ISMCTSOptions):
+        result["iterations_per_s"] = result["per_s"] * agent.options.iterations
+    return result
 
 
 def attempt(row: dict[str, Any], key: str, measure: Callable[[], Any]) -> None:
@@ -382,7 +388,7 @@ def _legend(results: dict[str, Any]) -> list[str]:
     lines = [
         f"Search decisions/s: {opts['positions']} positions per act_views call (positions with a choice, after "
         f"{opts['settle']} random steps); pimc D×R: D determinizations × R playouts per legal action; ismcts N: "
-        "N iterations; the last word is the rollout policy.",
+        "N iterations (N×R: R playouts an iteration); the last word is the rollout policy.",
         f"Rollouts: {opts['playouts']} records per compiled playout call (random, and rule-based where marked "
         f"compiled), {opts['heuristic_playouts']} per heuristic call stepped from Python; each measurement repeats "
         f"its call for {opts['seconds']:g} s after one untimed call.",

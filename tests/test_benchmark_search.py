@@ -49,10 +49,16 @@ def _check_quick_row(row: dict) -> None:
         assert measured["per_s"] == pytest.approx(measured["work"] / measured["seconds"])
     specs = [f"pimc:{b}" for b in search.QUICK_PIMC] + [f"ismcts:{b}" for b in search.QUICK_ISMCTS]
     assert sorted(row["search"]) == sorted(specs)
-    for measured in row["search"].values():
+    for spec, measured in row["search"].items():
         assert measured["calls"] >= 1
         assert measured["work"] == measured["calls"] * QUICK_POSITIONS
         assert measured["per_s"] > 0
+        kind, budget = spec.split(":", 1)
+        if kind == "ismcts":
+            iterations = search.parse_options(kind, budget).iterations
+            assert measured["iterations_per_s"] == pytest.approx(measured["per_s"] * iterations)
+        else:
+            assert "iterations_per_s" not in measured
 
 
 def test_quick_run_measures_every_part_and_writes_what_it_printed(tmp_path, capsys):
@@ -75,6 +81,12 @@ def test_quick_run_on_every_game(env_id, tmp_path, capsys):
     _check_quick_row(results["envs"][0])
     # the rule-based playouts are compiled exactly where the rule-based agent has a compiled policy
     assert results["envs"][0]["heuristic_compiled"] == (env_id == "gin_slaughtre_v0")
+
+
+def test_budget_labels_name_the_budget():
+    assert search.budget_label("pimc", "determinizations=16,rollouts=2,rollout=random") == "pimc 16×2 random"
+    assert search.budget_label("ismcts", "iterations=200") == "ismcts 200 heuristic"
+    assert search.budget_label("ismcts", "iterations=8,rollouts=4,rollout=random") == "ismcts 8×4 random"
 
 
 def test_counted_decisions_are_the_games_steps():
