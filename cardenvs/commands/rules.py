@@ -8,26 +8,12 @@ from __future__ import annotations
 
 import argparse
 import sys
-from importlib.resources import files
 
 import cardenvs
 from cardenvs.core.exit_codes import EXIT_USAGE
+from cardenvs.core.registry import rules_text
 
 HELP = "print a game's rules page (the exact specification)"
-
-
-def rules_text(env_id: str) -> str:
-    """The Markdown rules page of the registered game ``env_id``.
-
-    Raises:
-        ValueError: an unknown env id, or a game with no page installed with the package.
-    """
-    if env_id not in cardenvs.available_envs():
-        raise ValueError(f"unknown env id {env_id!r}; choose from {', '.join(cardenvs.available_envs())}")
-    page = files("cardenvs.rules") / f"{cardenvs.get_game(env_id).name}.md"
-    if not page.is_file():
-        raise ValueError(f"{env_id} has no rules page installed with cardenvs (a game registered from outside)")
-    return page.read_text(encoding="utf-8")
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:

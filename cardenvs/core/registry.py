@@ -19,6 +19,7 @@ import os
 import pkgutil
 import sys
 from collections.abc import Callable
+from importlib.resources import files
 from typing import Any
 
 from cardenvs.core.aec import CardEnv
@@ -123,6 +124,21 @@ def get_game(env_id: str) -> Game:
     if env_id not in _GAMES:
         raise ValueError(f"unknown env id {env_id!r}; available: {', '.join(_GAMES)}")
     return _GAMES[env_id]
+
+
+def rules_text(env_id: str) -> str:
+    """The Markdown rules page of the registered game ``env_id``, installed with the package (``cardenvs.rules``;
+    in the repository ``docs/rules/<game>.md``); ``cardenvs rules`` prints it and the web table serves it.
+
+    Raises:
+        ValueError: an unknown env id, or a game with no page installed with the package.
+    """
+    if env_id not in available_envs():
+        raise ValueError(f"unknown env id {env_id!r}; choose from {', '.join(available_envs())}")
+    page = files("cardenvs.rules") / f"{get_game(env_id).name}.md"
+    if not page.is_file():
+        raise ValueError(f"{env_id} has no rules page installed with cardenvs (a game registered from outside)")
+    return page.read_text(encoding="utf-8")
 
 
 def env(env_id: str, render_mode: str | None = None, illegal_action: str = "raise", **params: Any) -> CardEnv:
