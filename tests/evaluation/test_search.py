@@ -257,9 +257,9 @@ TRACED_ITERATIONS = 40
 
 def test_ismcts_never_holds_two_seats_decisions_in_one_node():
     """Clabber hands (four seats, two partnerships): in a tree keyed by the actions from the root, one node gets the
-    decisions of different seats in different draws (a seat's extra decision, such as a meld it holds, moves every
-    later turn). The per-seat trees keep each seat's decisions in that seat's own tree, one seat a node, and each
-    node's totals are the returns of its seat alone."""
+    decisions of different seats in different draws (the engine plays a seat's only legal card for it, so whose
+    decision follows depends on hidden cards). The per-seat trees keep each seat's decisions in that seat's own
+    tree, one seat a node, and each node's totals are the returns of its seat alone."""
     env_id = "clabber_v0"
     _, views = _positions(env_id, seed=3)
     agent = _TracedISMCTS(env_id, parse_options("ismcts", f"iterations={TRACED_ITERATIONS},rollout=random"), seed=2)
