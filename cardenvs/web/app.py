@@ -46,6 +46,7 @@ import base64
 import concurrent.futures
 import contextlib
 import dataclasses
+import gc
 import hashlib
 import html
 import json
@@ -302,6 +303,15 @@ class TableApp:
         self.store = TableStore()
         self.thinkers = thinkers if thinkers is not None else Thinkers(THINKERS, DECISION_SECONDS)
         self.runs = concurrent.futures.ThreadPoolExecutor(RUN_THREADS, thread_name_prefix="cardenvs-table")
+        self._settled: set[str] = set()  # the games whose first table was made (see _settle)
+
+    def _settle(self, env_id: str) -> None:
+        """After the first table of a game: the objects alive now (the game's compiled rules, loaded once and kept)
+        are moved out of the garbage collector's sight (:func:`gc.freeze`), so that a full collection, which would
+        otherwise walk them all and pause every page for most of a second, walks only what came since."""
+        if env_id not in self._settled:
+            self._settled.add(env_id)
+            gc.freeze()
 
     def close(self) -> None:
         """Stop every table's agents and the worker processes (the server shuts down)."""
@@ -381,6 +391,7 @@ class TableApp:
             table = await run_in_threadpool(LiveTable, env_id, params, seed, specs, human, self.checkpoints,
                                             self.thinkers, known_deal, self.offered)
             table_id = self.store.add(session, table)
+            self._settle(env_id)
         except TableError as error:
             return self._refused(request, error)
         if table.claim("turn", table.decisions, quiet=True):  # agents before the person's first turn
@@ -712,6 +723,7 @@ def create_app(checkpoints: Path | None = DEFAULT_CHECKPOINTS, allowed_hosts: tu
 
     @contextlib.asynccontextmanager
     async def lifespan(app: Starlette) -> AsyncIterator[None]:
+        gc.freeze()  # what the server holds from its start on is never garbage: no full collection walks it
         try:
             yield
         finally:

@@ -45,8 +45,9 @@ BUILT_IN_AGENTS = ("heuristic", "random", "pimc")
 TRAINED_SPEC = "trained"
 #: the kinds of agent spec that search (they think in worker processes)
 SEARCH_KINDS = ("pimc", "ismcts")
-#: the agent that decides for a search agent whose decision ran past its budget
-FALLBACK_SPEC = "heuristic"
+#: the agent that decides for a search agent whose decision ran past its budget: a random legal move, which
+#: needs no compiled code (a first use of compiled code in the server's process would hold it while it loads)
+FALLBACK_SPEC = "random"
 #: tables one browser session keeps; the oldest goes first
 TABLES_PER_SESSION = 16
 #: browser sessions the server keeps; the least recently used goes first
@@ -77,6 +78,8 @@ LOG_LINE_BYTES = 600
 ACTION_BYTES = 40
 #: estimated bytes of one node of a search tree (ismcts), with its per-action arrays
 TREE_NODE_BYTES = 2_000
+#: the estimated bytes one search decision may take in a worker process (a seated agent's budget must fit)
+SEARCH_BYTES_LIMIT = 256_000_000
 #: an uploaded record's limits: nesting depth, digits of a number, characters of a string, items of a list or
 #: object (a record's action list is the longest), and recorded actions
 RECORD_MAX_DEPTH = 16
@@ -272,6 +275,10 @@ class LiveTable:
                                  f"{', '.join(allowed)}")
             if is_search(spec) and thinkers is None:
                 raise TableError(f"agent {spec!r} cannot be seated: this server runs no search agents")
+            if is_search(spec) and search_bytes(spec, self.env) > SEARCH_BYTES_LIMIT:
+                raise TableError(f"agent {spec!r} would take about {search_bytes(spec, self.env) // 10**6:,} MB for "
+                                 f"each decision in this game, more than a thinking process may use "
+                                 f"({SEARCH_BYTES_LIMIT // 10**6:,} MB)", 413)
         self.human = human
         self.specs = dict(specs)
         self.thinkers = thinkers
@@ -316,14 +323,15 @@ class LiveTable:
         return agents
 
     def _agents_footprint(self, checkpoints: Path | None) -> int:
-        """Estimated bytes of the agents: networks loaded here, the search seats' buffers of one decision."""
+        """Estimated bytes of the agents this process keeps: each agent, and each network loaded here. A search
+        agent keeps nothing here: it is built and thinks in a worker process, whose memory is bounded there (at
+        most :data:`~cardenvs.web.thinking.AGENTS_KEPT` agents and one decision's buffers, which the table checks
+        against :data:`SEARCH_BYTES_LIMIT` when it is made)."""
         model = trained_model(self.record.env_id, checkpoints)
         total = AGENT_BYTES * len(self.agents)
         for spec in self.specs.values():
             if spec == TRAINED_SPEC and model is not None:
                 total += NETWORK_BYTES_PER_FILE_BYTE * model.stat().st_size
-            elif is_search(spec):
-                total += search_bytes(spec, self.env)
         return total
 
     # -------------------------------------------------------------- reading (hold ``lock``)
@@ -466,16 +474,17 @@ class LiveTable:
 
     def _think(self, seat: int, record: np.record, observation: dict) -> tuple[int, str]:
         """``seat``'s agent's action (a search agent in a worker), and a note for the move list where the agent's
-        own decision was replaced (it ran past its budget or failed: the rule-based move is played)."""
+        own decision was replaced (it ran past its budget or failed: a random legal move is played)."""
         spec = self.specs[seat]
         obs, mask = observation["observation"], observation["action_mask"]
         if not is_search(spec):
             return act_at_seat(self.agents[seat], self.game, self.params, record, seat, obs, mask), ""
         try:
-            return self.thinkers.decide(self.record.env_id, self.record.params, record, seat, obs, mask, spec), ""
+            return self.thinkers.decide(self.record.env_id, self.record.params, record, seat, obs, mask, spec,
+                                        self._closed), ""
         except OutOfTimeError as reason:
             action = act_at_seat(self.agents[-1], self.game, self.params, record, seat, obs, mask)
-            return action, f"{spec} decided nothing: {reason}; the rule-based move was played"
+            return action, f"{spec} decided nothing: {reason}; a random legal move was played"
 
     def close(self) -> None:
         """Stop the table's run (the server shuts down, or the table was closed to make room)."""

@@ -3,10 +3,11 @@
 A search agent (``pimc``, ``ismcts``) plays thousands of games per decision in compiled code that holds the
 interpreter while it runs: in the server's own process it would stop every other page for as long as it thinks.
 :class:`Thinkers` keeps a few worker processes (:data:`THINKERS`); a table's thread hands a worker one decision (the
-game, the true state, the seat, the agent's spec) and waits for the action, at most :data:`DECISION_SECONDS`
-(:data:`FIRST_DECISION_SECONDS` for a worker's first decision of a game, which loads or compiles its rules). A
-worker that runs past its budget is stopped and replaced, and the decision fails with :class:`OutOfTimeError`;
-:meth:`Thinkers.close` stops every worker, and every decision waited on fails with :class:`ThinkingStoppedError`.
+game, the true state, the seat, the agent's spec) and waits for the action, at most :data:`DECISION_SECONDS` once
+the agent is ready (a worker's first use of an agent builds it and loads or compiles the game's code first, within
+:data:`PREPARE_SECONDS`). A worker that runs past its budget is stopped and replaced, and the decision fails with
+:class:`OutOfTimeError`; :meth:`Thinkers.close` stops every worker, a table that is closed stops the worker
+thinking for it, and a decision waited on then fails with :class:`ThinkingStoppedError`.
 
 Workers keep the agents they built (at most :data:`AGENTS_KEPT`, the least recently used go first), so a
 decision does not load a network again.
@@ -31,9 +32,11 @@ import numpy as np
 THINKERS = max(1, min(2, os.cpu_count() or 1))
 #: seconds one search decision may take; then the worker is stopped and the decision fails
 DECISION_SECONDS = 10.0
-#: seconds a worker's first decision of a game may take: it loads the game's compiled rules (or compiles them,
-#: on a machine that never ran the game: minutes)
-FIRST_DECISION_SECONDS = 600.0
+#: seconds a worker may take to get an agent ready (build it, load the game's compiled code, or compile it on a
+#: machine that never ran the game: minutes) before its first decision
+PREPARE_SECONDS = 600.0
+#: the smallest budget of each search agent, for the decision that loads a game's compiled code in a worker
+WARM_BUDGET = {"pimc": {"determinizations": 1, "rollouts": 1}, "ismcts": {"iterations": 2}}
 #: agents a worker keeps built (a network loaded, the playouts' buffers)
 AGENTS_KEPT = 8
 #: how often a thread waiting for a free worker looks whether the thinkers were closed, seconds
@@ -54,24 +57,37 @@ class OutOfTimeError(Exception):
     """A search agent's decision ran past its budget, or its worker failed; the message says which."""
 
 
-def _act(agents: OrderedDict, task: dict) -> int:
-    """One decision in a worker: the agent of ``task`` (built once, kept) at the task's seat and state."""
+def _warm_spec(spec: str) -> str:
+    """``spec`` with the smallest budget: a decision of it compiles what the spec's decisions run, in no time."""
+    kind, _, argument = spec.partition(":")
+    options = dict(part.partition("=")[::2] for part in filter(None, argument.split(",")))
+    options.update(WARM_BUDGET.get(kind, {}))
+    return kind + ":" + ",".join(f"{name}={value}" for name, value in options.items())
+
+
+def _act(agents: OrderedDict, task: dict, connection: Connection) -> int:
+    """One decision in a worker: the agent of ``task`` (built once and kept) at the task's seat and state. Sends
+    ``("ready", None)`` once the agent is built and the game's compiled code is loaded (a decision of the agent
+    at its smallest budget, on a first use), before the decision proper."""
     import cardenvs
     from cardenvs.agents.base import act_at_seat
     from cardenvs.agents.registry import make_agent
 
     game = cardenvs.get_game(task["env_id"])
     params = game.make_params(**task["params"])
+    layout = game.observation_layout(params)
+    record = np.frombuffer(task["record"], dtype=game.state_dtype(params)).copy().view(np.recarray)[0]
+    decision = (game, params, record, task["seat"], task["observation"], task["mask"])
     key = (task["env_id"], json.dumps(task["params"], sort_keys=True), task["spec"])
     agent = agents.pop(key, None)
     if agent is None:
-        agent = make_agent(task["spec"], task["env_id"], game.observation_layout(params),
-                           seed=secrets.randbelow(AGENT_SEED_LIMIT))
+        agent = make_agent(task["spec"], task["env_id"], layout, seed=secrets.randbelow(AGENT_SEED_LIMIT))
+        act_at_seat(make_agent(_warm_spec(task["spec"]), task["env_id"], layout, seed=0), *decision)
     agents[key] = agent
     while len(agents) > AGENTS_KEPT:
         agents.popitem(last=False)
-    record = np.frombuffer(task["record"], dtype=game.state_dtype(params)).copy().view(np.recarray)[0]
-    return int(act_at_seat(agent, game, params, record, task["seat"], task["observation"], task["mask"]))
+    connection.send(("ready", None))
+    return int(act_at_seat(agent, *decision))
 
 
 def _worker(connection: Connection) -> None:
@@ -89,20 +105,19 @@ def _worker(connection: Connection) -> None:
         if task is None:
             return
         try:
-            connection.send(("action", _act(agents, task)))
+            connection.send(("action", _act(agents, task, connection)))
         except Exception as error:  # any failure of the agent is this decision's answer
             connection.send(("error", f"{type(error).__name__}: {error}"))
 
 
 class _Worker:
-    """One worker process and the end of its pipe, and the games it has decided in."""
+    """One worker process and the end of its pipe."""
 
     def __init__(self, context: Any):
         self.connection, child = context.Pipe()
         self.process = context.Process(target=_worker, args=(child,), daemon=True, name="cardenvs-thinker")
         self.process.start()
         child.close()
-        self.games: set[str] = set()
 
     def kill(self) -> None:
         """End the process at once (it may be thinking): a thread waiting on its pipe then reads the pipe's end."""
@@ -169,8 +184,9 @@ class Thinkers:
         worker.stop()
 
     def decide(self, env_id: str, params: dict[str, Any], record: np.record, seat: int, observation: np.ndarray,
-               mask: np.ndarray, spec: str) -> int:
-        """The action of the agent ``spec`` at ``seat`` (the seat to act in ``record``), thought in a worker.
+               mask: np.ndarray, spec: str, cancelled: threading.Event | None = None) -> int:
+        """The action of the agent ``spec`` at ``seat`` (the seat to act in ``record``), thought in a worker: the
+        agent gets ready within :data:`PREPARE_SECONDS`, then decides within the decision budget.
 
         Args:
             env_id: the game.
@@ -180,36 +196,50 @@ class Thinkers:
             observation: its observation.
             mask: its legal mask.
             spec: the agent's spec (a search agent).
+            cancelled: set it to stop waiting (the worker thinking is stopped; ThinkingStoppedError).
 
         Raises:
             OutOfTimeError: the decision ran past its budget or the agent failed (the message says which).
-            ThinkingStoppedError: the thinkers were closed meanwhile.
+            ThinkingStoppedError: the thinkers were closed, or ``cancelled`` set, meanwhile.
         """
         worker = self._take()
-        budget = self.decision_seconds if env_id in worker.games else max(self.decision_seconds,
-                                                                          FIRST_DECISION_SECONDS)
         task = {"env_id": env_id, "params": params, "record": record.tobytes(), "seat": int(seat),
                 "observation": np.asarray(observation), "mask": np.asarray(mask), "spec": spec}
-        started = time.monotonic()
         try:
             worker.connection.send(task)
-            ready = worker.connection.poll(budget)
-            answer = worker.connection.recv() if ready else None
-        except (EOFError, OSError, BrokenPipeError):
-            answer = ("error", "its worker process ended")
-        if self.closed:
+            ready = self._answer(worker, PREPARE_SECONDS, cancelled)
+            started = time.monotonic()
+            answer = self._answer(worker, self.decision_seconds, cancelled) if ready and ready[0] == "ready" \
+                else ready
+        except ThinkingStoppedError:
             self._retire(worker)
-            raise ThinkingStoppedError("the server is shutting down")
+            raise
+        except (EOFError, OSError):
+            answer = ("error", "its worker process ended")
         if answer is None:
             self._retire(worker)
-            raise OutOfTimeError(f"it thought for {time.monotonic() - started:.0f} s, past its budget of {budget:g} s")
+            raise OutOfTimeError(f"it thought for {time.monotonic() - started:.0f} s, past its budget of "
+                                 f"{self.decision_seconds:g} s" if ready else
+                                 f"it was not ready within {PREPARE_SECONDS:g} s")
         kind, value = answer
         if kind != "action":
             self._retire(worker)
             raise OutOfTimeError(f"it failed ({str(value)[:200]})")
-        worker.games.add(env_id)
         self._give_back(worker)
         return int(value)
+
+    def _answer(self, worker: _Worker, seconds: float, cancelled: threading.Event | None) -> tuple | None:
+        """The worker's next message within ``seconds`` (None after that); ThinkingStoppedError as soon as the
+        thinkers are closed or ``cancelled`` is set."""
+        deadline = time.monotonic() + seconds
+        while True:
+            if self.closed or (cancelled is not None and cancelled.is_set()):
+                raise ThinkingStoppedError("the thinking was stopped")
+            left = deadline - time.monotonic()
+            if left <= 0:
+                return None
+            if worker.connection.poll(min(left, WAIT_POLL_SECONDS)):
+                return worker.connection.recv()
 
     def close(self) -> None:
         """Stop every worker, thinking or not; decisions waited on fail with :class:`ThinkingStoppedError`."""

@@ -21,7 +21,7 @@ with warnings.catch_warnings():  # Starlette's test client names its preferred H
 from cardenvs.records import GameRecord
 from cardenvs.web.app import SESSION_COOKIE, create_app
 from cardenvs.web.tables import TABLES_PER_SESSION, table_games
-from tests.web.web_helpers import act, session_token, start, table_of, upload
+from tests.web.web_helpers import act, page_token, session_token, start, table_of, upload
 
 
 @pytest.fixture
@@ -644,13 +644,20 @@ def test_the_web_words_name_no_game():
 
 
 # ---------------------------------------------------------------- memory
-def test_a_table_counts_its_agents_search_buffers_and_networks(client):
-    from cardenvs.web.tables import AGENT_BYTES, TABLE_BASE_BYTES, search_bytes
+def test_a_table_counts_its_agents_and_refuses_a_search_larger_than_a_worker_may_take(client):
+    from cardenvs.web.tables import AGENT_BYTES, SEARCH_BYTES_LIMIT, TABLE_BASE_BYTES, search_bytes
 
-    plain = _table(client, _start(client, "clabber_v0", mode="watch"))
     searching = _table(client, _start(client, "clabber_v0", mode="watch",
                                       **{f"agent_{seat}": "pimc" for seat in range(4)}))
-    buffers = search_bytes("pimc", searching.env)
-    assert buffers > 1_000_000  # 64 draws × legal actions × 4 playouts of a Clabber record, twice
-    assert searching.footprint() - TABLE_BASE_BYTES >= 4 * buffers
-    assert plain.footprint() - TABLE_BASE_BYTES < 4 * AGENT_BYTES + 100_000
+    assert search_bytes("pimc", searching.env) > 1_000_000  # 64 draws × 32 actions × 4 playouts of a Clabber record
+    # the search agents think in worker processes: here only the fallback agent (random legal moves) is kept
+    assert searching.footprint() == TABLE_BASE_BYTES + AGENT_BYTES
+    huge = "pimc:determinizations=100000,rollouts=64"
+    assert search_bytes(huge, searching.env) > SEARCH_BYTES_LIMIT
+    app = create_app(checkpoints=None, offered=("heuristic", huge))
+    other = TestClient(app)
+    page = other.get("/watch/clabber_v0").text
+    response = other.post("/watch/clabber_v0", data={"token": page_token(page), "agent_0": huge,
+                                                     **{f"agent_{seat}": "heuristic" for seat in range(1, 4)}})
+    assert response.status_code == 413 and "more than a thinking process may use" in response.text
+    assert not app.state.tables.live_tables()
