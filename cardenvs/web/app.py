@@ -52,6 +52,7 @@ import html
 import json
 import re
 from collections.abc import AsyncIterator
+from importlib.resources import files
 from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
@@ -68,8 +69,9 @@ from starlette.responses import HTMLResponse, RedirectResponse, Response
 from starlette.routing import Route
 from starlette.types import ASGIApp, Receive, Scope, Send
 
+import cardenvs
 from cardenvs.agents.registry import SHIPPED_CHECKPOINTS
-from cardenvs.core.registry import get_game, rules_text
+from cardenvs.core.registry import get_game
 from cardenvs.core.rng import SEED_LIMIT
 from cardenvs.web.tables import (
     BUILT_IN_AGENTS,
@@ -176,7 +178,7 @@ SECURITY_HEADERS = [
     (b"content-security-policy", CONTENT_SECURITY_POLICY.encode()),
     (b"x-content-type-options", b"nosniff"),
     (b"x-frame-options", b"DENY"),
-    (b"referrer-policy", b"no-referrer"),
+    (b"referrer-policy", b"same-origin"),  # a browser then names this origin in its posts (not "null")
 ]
 
 _templates = Environment(loader=PackageLoader("cardenvs.web", "templates"), autoescape=select_autoescape())
@@ -236,6 +238,20 @@ def _view(value: str | None, num_players: int, default: str) -> tuple[str, int |
 #: the refusal of a view of a deal a person plays elsewhere on the server
 DEAL_IN_PLAY = ("this deal (the same game and seed) is being played at a table of this server right now: its "
                 "hidden cards stay hidden everywhere until that game is over; only the public table is shown")
+
+
+def rules_text(env_id: str) -> str:
+    """The Markdown rules page of the registered game ``env_id`` (installed with the package).
+
+    Raises:
+        ValueError: an unknown env id, or a game with no page installed with the package.
+    """
+    if env_id not in cardenvs.available_envs():
+        raise ValueError(f"unknown env id {env_id!r}; choose from {', '.join(cardenvs.available_envs())}")
+    page = files("cardenvs.rules") / f"{cardenvs.get_game(env_id).name}.md"
+    if not page.is_file():
+        raise ValueError(f"{env_id} has no rules page installed with cardenvs (a game registered from outside)")
+    return page.read_text(encoding="utf-8")
 
 
 def _picture(table, seat: int | None, open_hands: bool) -> Markup:
@@ -457,7 +473,9 @@ class TableApp:
                                            decision) else None
             elif what in ("step", "end", "resume"):
                 run = {"step": "step", "end": "end", "resume": "turn"}[what]
-                run = run if table.claim(run, decision) else None
+                speed = form.get("speed")
+                speed = _int(speed, "speed", min(WATCH_SPEEDS), max(WATCH_SPEEDS)) if speed else None
+                run = run if table.claim(run, decision, speed=speed) else None
             else:
                 raise TableError(f"unknown request {what!r:.40}", 404)
         except TableError as error:

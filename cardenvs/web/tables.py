@@ -89,6 +89,10 @@ RECORD_MAX_ITEMS = 60_000
 RECORD_MAX_ACTIONS = 50_000
 #: the runs a table's agents make: to the person's turn, one decision, to the end of the game
 RUN_KINDS = ("turn", "step", "end")
+#: a watch page playing on by itself makes up at most this many decisions its round trips fell behind
+MAX_CATCH_UP = 3
+#: a pause this many intervals long between a watch page's steps starts its pace again
+PACE_GAP_INTERVALS = 5
 
 
 class TableError(Exception):
@@ -298,6 +302,8 @@ class LiveTable:
         self.paused = ""  #: why the last run stopped before it was done ("" when it was done)
         self.trouble = ""  #: what went wrong in the last run (an agent that failed), "" when nothing did
         self._closed = threading.Event()
+        self._steps = 1  # decisions the claimed step makes
+        self._pace: tuple[int, float, int, float] | None = None  # a watch page's pace (see _paced)
         self._decision()
 
     def _seat_agents(self, env_id: str, checkpoints: Path | None) -> dict[int, Any]:
@@ -404,15 +410,17 @@ class LiveTable:
             self._apply(self.human, action)
             return self.claim("turn", self.decisions, quiet=True)
 
-    def claim(self, run: str, decision: int, quiet: bool = False) -> bool:
-        """Claim the table for a run of agent decisions (``turn``: until the person's turn; ``step``: one;
-        ``end``: to the end of the game), from decision ``decision``: whether there is anything to run (then run
-        :meth:`run` with it, in a thread; the table refuses other decisions until it ends).
+    def claim(self, run: str, decision: int, quiet: bool = False, speed: int | None = None) -> bool:
+        """Claim the table for a run of agent decisions (``turn``: until the person's turn; ``step``: one, or at
+        a watching ``speed`` those its pace is due; ``end``: to the end of the game), from decision ``decision``:
+        whether there is anything to run (then run :meth:`run` with it, in a thread; the table refuses other
+        decisions until it ends).
 
         Args:
             run: one of :data:`RUN_KINDS`.
             decision: the game's decision count the posting page showed.
             quiet: return False instead of refusing where there is nothing to run.
+            speed: the decisions a second of a watch page playing on by itself (None: a step by hand).
 
         Raises:
             TableError: an out-of-date page or a running table (409), a finished game, or the person's turn.
@@ -428,7 +436,21 @@ class LiveTable:
                 return False  # nothing to run (a watched table's agents move only when asked)
             self.running = True
             self.trouble = self.paused = ""
+            self._steps = self._paced(speed) if run == "step" else 1
             return True
+
+    def _paced(self, speed: int | None) -> int:
+        """The decisions a step makes: one, and at a watching ``speed`` as many more as the pace fell behind (a
+        round trip of the page slower than the interval), so that the game goes at the speed the page says."""
+        now = time.monotonic()
+        pace, self._pace = self._pace, None
+        if speed is None:
+            return 1
+        if pace is None or pace[0] != speed or now - pace[3] > PACE_GAP_INTERVALS / speed:
+            pace = (speed, now, self.decisions, now)  # a new pace: speed, since when, from which decision
+        due = int((now - pace[1]) * speed) - (self.decisions - pace[2])
+        self._pace = (*pace[:3], now)
+        return max(1, min(due, MAX_CATCH_UP))
 
     # -------------------------------------------------------------- the agents' run (in a thread)
     def run(self, run: str) -> None:
@@ -450,7 +472,7 @@ class LiveTable:
                         return
                     self._apply(seat, action, note)
                 made += 1
-                if run == "step":
+                if run == "step" and made >= self._steps:
                     return
                 if made >= RUN_TO_END_LIMIT or time.monotonic() - started > RUN_SECONDS:
                     with self.lock:

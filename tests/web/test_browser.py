@@ -12,6 +12,7 @@ from __future__ import annotations
 import json
 import os
 import random
+import re
 import shutil
 import socket
 import threading
@@ -41,8 +42,9 @@ else:
 
 from cardenvs.agents.registry import shipped_checkpoint  # noqa: E402
 from cardenvs.web.app import DEFAULT_CHECKPOINTS, SESSION_COOKIE, create_app  # noqa: E402
+from cardenvs.web.server import server_config  # noqa: E402
 from cardenvs.web.tables import table_games  # noqa: E402
-from cardenvs.web.words import action_namer, card_symbols  # noqa: E402
+from cardenvs.web.words import action_namer, card_symbols, outcome  # noqa: E402
 
 GOLDEN = Path(__file__).resolve().parents[1] / "golden"
 #: the flags that keep Chromium from reaching for the network on a closed machine
@@ -65,7 +67,7 @@ def _free_port() -> int:
 def server():
     app = create_app(DEFAULT_CHECKPOINTS)
     port = _free_port()
-    server = uvicorn.Server(uvicorn.Config(app, host="127.0.0.1", port=port, log_level="warning"))
+    server = uvicorn.Server(server_config(app, host="127.0.0.1", port=port))
     thread = threading.Thread(target=server.run, daemon=True)
     thread.start()
     deadline = time.monotonic() + SERVER_START_SECONDS
@@ -108,12 +110,32 @@ def _table(app, page, kind: str):
     return app.state.tables.get(session, table_id, kind)
 
 
+def _settled(page, table) -> None:
+    """Wait until the table's agents have moved and the page shows it (it reloads itself while they think)."""
+    deadline = time.monotonic() + PAGE_TIMEOUT_MS / 1000
+    while table.running or page.locator("#game").get_attribute("data-running") == "1":
+        assert time.monotonic() < deadline, "the agents did not finish"
+        page.wait_for_timeout(200)
+
+
+def _decision_buttons(page):
+    """The page's buttons that make a decision (one per legal action)."""
+    return page.locator("#actions button[data-action]")
+
+
+def _click_decision(page, button) -> None:
+    """Press a decision button (opening the list of arrangements first, where it is folded away)."""
+    if page.locator("#actions details").count() and not page.locator("#actions details").get_attribute("open"):
+        page.click("#actions summary")
+    _go(page, button)
+
+
 def _check_turn(page, table) -> None:
     """The page shows what the engine holds: the seat to act, the legal actions, the table text."""
     game = page.locator("#game")
     assert game.get_attribute("data-to-act") == str(table.to_act)
     assert page.locator(f'svg .seat[data-seat="{table.to_act}"]').get_attribute("data-to-act") == "1"
-    offered = sorted(int(a) for a in page.locator("#actions button").evaluate_all(
+    offered = sorted(int(a) for a in _decision_buttons(page).evaluate_all(
         "buttons => buttons.map(b => b.dataset.action)"))
     mask = table.env.observe(table.env.agent_selection)["action_mask"]
     assert offered == np.flatnonzero(mask).tolist()
@@ -140,16 +162,17 @@ def test_a_person_finishes_a_game_by_clicking_against_the_trained_agent(server, 
     assert table.human == 0 and table.record.seed == 11
     clicks = random.Random(env_id)
     for _ in range(MAX_CLICKS):
+        _settled(page, table)
         if page.locator("#game").get_attribute("data-over") == "1":
             break
         _check_turn(page, table)
-        buttons = page.locator("#actions button")
-        _go(page, buttons.nth(clicks.randrange(buttons.count())))
+        buttons = _decision_buttons(page)
+        _click_decision(page, buttons.nth(clicks.randrange(buttons.count())))
     else:
         pytest.fail(f"the game did not end within {MAX_CLICKS} clicks")
     assert table.over
-    outcome = page.locator("#result").text_content()
-    assert "wins" in outcome or "a draw" in outcome  # who won, in words
+    said = page.locator("#result").text_content()
+    assert said == "Game over: " + outcome(table.game, table.params, table.env.state_record, table.rewards(), 0)
     shown = page.locator("#rewards").text_content()
     for seat, reward in enumerate(table.rewards()):
         assert f"player_{seat}{' (you)' if seat == 0 else ''} {reward:+g}" in shown
@@ -211,11 +234,13 @@ def test_watching_agents_step_by_step_then_to_the_end(server, page):
     assert table.human is None
     for decisions in range(1, 4):
         _go(page, "#step")
+        _settled(page, table)
         assert page.locator("#game").get_attribute("data-decisions") == str(decisions) == str(table.decisions)
     _go(page, "#view-all")
     hidden = page.locator('svg .card[data-card="back"]').count()
     assert hidden == 0  # every hand open
     _go(page, "#to-end")
+    _settled(page, table)
     assert page.locator("#game").get_attribute("data-over") == "1" and table.over
 
 
@@ -225,10 +250,13 @@ def test_an_illegal_action_posted_by_hand_is_refused_and_changes_nothing(server,
     page.fill("#seed", "5")
     _go(page, "#start")
     table = _table(app, page, "live")
+    _settled(page, table)
     before = table.env.state_record.copy()
     mask = table.env.observe(table.env.agent_selection)["action_mask"]
     illegal = int(np.flatnonzero(mask == 0)[0])
-    response = page.request.post(page.url + "/play", form={"action": str(illegal)})
+    form = {name: page.locator(f'#actions input[name="{name}"]').get_attribute("value")
+            for name in ("token", "decision")}
+    response = page.request.post(page.url + "/play", form={**form, "action": str(illegal)})
     assert response.status == 400 and "is not legal now" in response.text()
     assert table.env.state_record.tobytes() == before.tobytes()
 
@@ -250,6 +278,7 @@ def test_a_scripted_clabber_game_lists_every_move_hides_the_other_hands_and_ends
     table_url = page.url
     listed = []  # every decision of the game, as the move lists showed them
     for _ in range(MAX_CLICKS):
+        _settled(page, table)
         if page.locator("#game").get_attribute("data-over") == "1":
             break
         assert page.locator("#view-all").count() == 0 and page.locator("#save").count() == 0
@@ -259,7 +288,8 @@ def test_a_scripted_clabber_game_lists_every_move_hides_the_other_hands_and_ends
         backs = page.locator('svg .seat[data-seat="2"] .card[data-card="back"]').count()
         assert backs > 0 or table.env.state_record.hand[2] == 0  # the partner's cards stay face down
         decided = table.decisions
-        _go(page, page.locator("#actions button").first)
+        _go(page, _decision_buttons(page).first)
+        _settled(page, table)
         steps = _log_steps(page)
         assert steps == list(range(decided, table.decisions))  # yours first, then every other, none left out
         listed += steps
@@ -269,33 +299,98 @@ def test_a_scripted_clabber_game_lists_every_move_hides_the_other_hands_and_ends
     moves = page.locator("#log").text_content()
     assert "player_0 (you)" in moves and not any(  # the cards named as the pictures name them
         f"{rank}{suit}" in moves for rank in ("9", "10", "J", "Q", "K", "A") for suit in "CDHS")
-    outcome = page.locator("#result").text_content()
-    assert ("wins" in outcome or "draw" in outcome) and "one hand played" in outcome and "target" not in outcome
+    said = page.locator("#result").text_content()
+    assert (" win the hand" in said or "A draw" in said) and "one hand played" in said and "ends" not in said
     _go(page, "#view-all")
     assert page.locator("#game").get_attribute("data-over") == "1"
     assert page.request.get(f"{table_url}/record.json").status == 200
 
 
-def test_gin_slaughtre_s_arrangement_is_chosen_by_clicking_the_cards(server, page):
+def test_gin_slaughtre_s_upcards_are_chosen_by_clicking_cards_with_undo_and_a_confirm(server, page):
     app, url = server
     page.goto(f"{url}/play/gin_slaughtre_v0")
     page.select_option("#agent_1", "heuristic")
     page.fill("#seed", "8")
     _go(page, "#start")
     table = _table(app, page, "live")
+    _settled(page, table)
     named = {button.get_attribute("data-cards"): int(button.get_attribute("value"))
-             for button in page.locator("#actions button").all()}
-    cards = next(cards for cards in named if "Jo" not in cards)  # cards told apart by their names
-    chosen = cards.split()
+             for button in _decision_buttons(page).all()}
     hand = page.locator('svg .seat[data-seat="0"] .card')
-    assert set(chosen) <= set(hand.evaluate_all("cards => cards.map(c => c.dataset.card)"))
-    cards_clicked = [page.locator(f'svg .seat[data-seat="0"] .card[data-card="{card}"]') for card in chosen]
-    for card in cards_clicked[:-1]:
-        card.click()
-    _go(page, cards_clicked[-1])  # the third click chooses the arrangement those three cards make
-    assert table.decisions >= 1
+    labels = hand.evaluate_all("cards => cards.map(c => c.dataset.card)")
+    assert {card for cards in named for card in cards.split()} == set(labels)  # one name for a card everywhere
+    cards = next(iter(named))
+    chosen = cards.split()
+    assert not page.locator("#actions details").get_attribute("open")  # the list of 35 is folded away
+    card = {label: page.locator(f'svg .seat[data-seat="0"] .card[data-card="{label}"]') for label in chosen}
+    other = next(label for label in labels if label not in chosen)
+    confirm = page.locator("#arrange-confirm")
+    decided = table.decisions
+    card[chosen[0]].click()
+    page.locator(f'svg .seat[data-seat="0"] .card[data-card="{other}"]').click()
+    assert page.locator("#arrange-chosen").text_content() == f"{chosen[0]} {other}"
+    page.click("#arrange-undo")  # the last card clicked is unmarked
+    assert page.locator("#arrange-chosen").text_content() == chosen[0] and confirm.is_disabled()
+    for label in chosen[1:]:
+        card[label].click()
+    assert table.decisions == decided and not confirm.is_disabled()  # three cards choose nothing until confirmed
+    _go(page, confirm)
+    _settled(page, table)
+    assert table.record.actions[decided] == named[cards]
     assert f"upcards: {cards}" in page.locator("#log").text_content()
-    assert table.record.actions[0] == named[cards]
+
+
+#: for each game: the words a person prefers to click (the first button naming one), and the words the move list
+#: must have used over the game for its key events
+KEY_EVENTS = {
+    "slap_v0": (("pass",), ("player_1 plays ", "the slap window closes")),
+    "stabby_jack_v0": (("fight",), ("fights the monster", " damage (")),
+    "slabberjan_v0": (("exchange",), ("showdown: ", " pays 1 chip")),
+    "clabber_v0": (("accept", "play"), ("wins the trick for team", "hand over: points")),
+    "gin_slaughtre_v0": (("upcards", "take the pile"), ("both players reveal their upcards", " starts ",
+                                                        "picks up the pile")),
+}
+
+
+@pytest.mark.parametrize("env_id", table_games())
+def test_the_move_list_says_what_happened_and_the_end_shows_every_hand_and_who_won(server, page, env_id):
+    app, url = server
+    preferred, expected = KEY_EVENTS[env_id]
+    page.goto(f"{url}/play/{env_id}")
+    for select in page.locator("#new-game select[id^=agent_]").all():
+        select.select_option("heuristic")
+    if page.locator("#short").count():
+        page.check("#short")
+    page.fill("#seed", "2")
+    _go(page, "#start")
+    table = _table(app, page, "live")
+    said = []  # every move list the person saw
+    for _ in range(MAX_CLICKS):
+        _settled(page, table)
+        said.append(page.locator("#log").text_content())
+        if page.locator("#game").get_attribute("data-over") == "1":
+            break
+        buttons = _decision_buttons(page)
+        names = buttons.all_text_contents()
+        choice = next((i for word in preferred for i, name in enumerate(names) if word in name), 0)
+        _click_decision(page, buttons.nth(choice))
+    else:
+        pytest.fail(f"the game did not end within {MAX_CLICKS} clicks")
+    everything = "\n".join(said)
+    for words in expected:
+        assert words in everything, f"the move list never said {words!r}"
+    # the end: every hand face up, and one sentence of who won and why, in the game's words
+    shown = page.locator("svg .seat .card").evaluate_all("cards => cards.map(c => c.dataset.card)")
+    opened = table.env.table_svg(open_hands=True)
+    assert sorted(shown) == sorted(re.findall(r'class="card" data-card="([^"]*)"', _seats_only(opened)))
+    names = [f"player_{seat}" + (" (you)" if seat == 0 else "") for seat in range(table.num_players)]
+    sentence = table.game.final_words(table.env.state_record, table.params, names)
+    assert page.locator("#result").text_content() == f"Game over: {sentence}"
+
+
+def _seats_only(svg: str) -> str:
+    """The seats' part of a table picture (the centre's piles left out)."""
+    return svg[svg.index('<g class="seat"'):]
 
 
 #: the watch speed tested, decisions per second, and how long it is watched
