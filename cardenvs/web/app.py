@@ -52,7 +52,6 @@ import html
 import json
 import re
 from collections.abc import AsyncIterator
-from importlib.resources import files
 from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
@@ -69,9 +68,8 @@ from starlette.responses import HTMLResponse, RedirectResponse, Response
 from starlette.routing import Route
 from starlette.types import ASGIApp, Receive, Scope, Send
 
-import cardenvs
 from cardenvs.agents.registry import SHIPPED_CHECKPOINTS
-from cardenvs.core.registry import get_game
+from cardenvs.core.registry import get_game, rules_text
 from cardenvs.core.rng import SEED_LIMIT
 from cardenvs.web.tables import (
     BUILT_IN_AGENTS,
@@ -238,20 +236,6 @@ def _view(value: str | None, num_players: int, default: str) -> tuple[str, int |
 #: the refusal of a view of a deal a person plays elsewhere on the server
 DEAL_IN_PLAY = ("this deal (the same game and seed) is being played at a table of this server right now: its "
                 "hidden cards stay hidden everywhere until that game is over; only the public table is shown")
-
-
-def rules_text(env_id: str) -> str:
-    """The Markdown rules page of the registered game ``env_id`` (installed with the package).
-
-    Raises:
-        ValueError: an unknown env id, or a game with no page installed with the package.
-    """
-    if env_id not in cardenvs.available_envs():
-        raise ValueError(f"unknown env id {env_id!r}; choose from {', '.join(cardenvs.available_envs())}")
-    page = files("cardenvs.rules") / f"{cardenvs.get_game(env_id).name}.md"
-    if not page.is_file():
-        raise ValueError(f"{env_id} has no rules page installed with cardenvs (a game registered from outside)")
-    return page.read_text(encoding="utf-8")
 
 
 def _picture(table, seat: int | None, open_hands: bool) -> Markup:
