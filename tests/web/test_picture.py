@@ -64,19 +64,27 @@ def _hand_cards(svg: str, seat: int, pile: str) -> list[str]:
     return _cards(piles[0]) if piles else []
 
 
-def test_clabber_shows_a_hand_only_to_its_seat():
+def test_clabber_shows_a_hand_only_to_its_seat_besides_its_declared_melds():
+    """Another seat's hand is face down, except the cards of a meld it has declared (public once declared)."""
     from cardenvs.games.clabber.cards import bits_to_cards
     from cardenvs.games.clabber.render import card_face
+    from cardenvs.games.clabber.rules import MELD_DECLARED
 
+    melds_seen = 0
     for env in _random_positions("clabber_v0", {}, seed=3):
         state = env.state_record
         for viewer in (None, 1):
             svg = env.table_svg(seat=viewer)
             for seat in range(4):
-                hand = [card_face(c).label for c in bits_to_cards(int(state.hand[seat]))]
-                expected = hand if seat == viewer else ["back"] * len(hand)
+                cards = bits_to_cards(int(state.hand[seat]))
+                hand = [card_face(c).label for c in cards]
+                declared = int(state.meld_cards[seat]) if state.meld_status[seat] == MELD_DECLARED else 0
+                public = [card_face(c).label for c in cards if declared >> c & 1]
+                melds_seen += len(public)
+                expected = hand if seat == viewer else public + ["back"] * (len(hand) - len(public))
                 assert _hand_cards(svg, seat, "hand") == expected
         assert all(_hand_cards(env.table_svg(open_hands=True), s, "hand").count("back") == 0 for s in range(4))
+    assert melds_seen > 0  # the game played here declares a meld, so the exception is exercised
 
 
 def test_gin_slaughtre_shows_of_the_other_hand_only_the_cards_both_players_know():
