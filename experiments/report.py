@@ -6,10 +6,10 @@ import sys
 from collections.abc import Callable, Sequence
 from typing import TypeVar
 
+from cardenvs.core.exit_codes import EXIT_USAGE
+
 OptionsT = TypeVar("OptionsT")
 
-#: exit status of a run whose options the report refused (a ValueError), as for a bad command line
-USAGE_ERROR = 2
 
 
 def run_report(options_type: type[OptionsT], doc: str | None, report: Callable[[OptionsT], str],
@@ -34,6 +34,6 @@ def run_report(options_type: type[OptionsT], doc: str | None, report: Callable[[
         text = report(options)
     except ValueError as error:
         print(f"error: {error}", file=sys.stderr)
-        return USAGE_ERROR
+        return EXIT_USAGE
     print(text)
     return 0

@@ -16,6 +16,7 @@ import numpy as np
 import pytest
 
 import cardenvs
+from cardenvs.core.exit_codes import EXIT_USAGE
 
 REPO_ROOT = Path(__file__).resolve().parent.parent
 SPEC = importlib.util.spec_from_file_location("benchmark_search", REPO_ROOT / "benchmarks" / "search.py")
@@ -24,8 +25,6 @@ sys.modules["benchmark_search"] = search
 SPEC.loader.exec_module(search)
 
 SEARCHABLE = [env_id for env_id in cardenvs.available_envs() if cardenvs.get_game(env_id).resample is not None]
-#: the exit status of a malformed command line
-USAGE_EXIT = 2
 #: the positions a ``--quick`` run searches at once
 QUICK_POSITIONS = 8
 
@@ -114,5 +113,5 @@ def test_a_measurement_runs_once_untimed_then_at_least_once_timed():
 def test_bad_options_are_usage_errors(argv, capsys):
     with pytest.raises(SystemExit) as exit_info:
         search.main(argv)
-    assert exit_info.value.code == USAGE_EXIT
+    assert exit_info.value.code == EXIT_USAGE
     assert "error" in capsys.readouterr().err

@@ -12,11 +12,7 @@ import argparse
 import os
 from pathlib import Path
 
-from cardenvs.core.exit_codes import EXIT_USAGE
 from cardenvs.core.rng import SEED_LIMIT, SEED_RULE
-
-#: the name ``cardenvs serve`` imports the usage error's exit code by (:data:`cardenvs.core.exit_codes.EXIT_USAGE`)
-USAGE_ERROR = EXIT_USAGE
 
 
 def seed_argument(text: str) -> int:

@@ -18,12 +18,10 @@ import socket
 import sys
 from pathlib import Path
 
-from cardenvs.commands import USAGE_ERROR
+from cardenvs.core.exit_codes import EXIT_FAILURE, EXIT_USAGE
 
 HELP = "serve the card table in the browser (play, watch, replay)"
 PORT_LIMIT = 65535
-#: exit status when the address cannot be listened on (a port in use, an address not this machine's)
-LISTEN_ERROR = 1
 #: connections waiting to be accepted
 LISTEN_BACKLOG = 128
 
@@ -74,7 +72,7 @@ def listen(host: str, port: int) -> socket.socket:
 def run(args: argparse.Namespace) -> int:
     if not 0 < args.port <= PORT_LIMIT:
         print(f"cardenvs serve: --port must be from 1 to {PORT_LIMIT}", file=sys.stderr)
-        return USAGE_ERROR
+        return EXIT_USAGE
     try:
         import uvicorn
 
@@ -83,12 +81,12 @@ def run(args: argparse.Namespace) -> int:
     except ImportError as error:
         print(f"cardenvs serve: the web extra is not installed ({error}); pip install 'cardenvs[web]'",
               file=sys.stderr)
-        return USAGE_ERROR
+        return EXIT_USAGE
     checkpoints = DEFAULT_CHECKPOINTS if args.checkpoints is None else Path(args.checkpoints)
     if not checkpoints.is_dir():
         if args.checkpoints is not None:
             print(f"cardenvs serve: --checkpoints {checkpoints} is not a folder", file=sys.stderr)
-            return USAGE_ERROR
+            return EXIT_USAGE
         print("cardenvs: no trained agents installed: offering random and heuristic only")
         checkpoints = None
     try:
@@ -97,7 +95,7 @@ def run(args: argparse.Namespace) -> int:
         reason = "the port is in use (another server?)" if error.errno == errno.EADDRINUSE else error.strerror
         print(f"cardenvs serve: cannot listen on {args.host}:{args.port}: {reason or error}; choose another "
               "--port", file=sys.stderr)
-        return LISTEN_ERROR
+        return EXIT_FAILURE
     loopback = is_loopback(args.host)
     if not loopback:
         print(f"cardenvs serve: warning: listening on {args.host}, so anyone who can reach this machine can open "

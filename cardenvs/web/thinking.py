@@ -28,6 +28,8 @@ from typing import Any
 
 import numpy as np
 
+from cardenvs.core.rng import SEED_LIMIT
+
 #: worker processes: search agents of this many tables think at once; the others wait for one
 THINKERS = max(1, min(2, os.cpu_count() or 1))
 #: seconds one search decision may take; then the worker is stopped and the decision fails
@@ -45,8 +47,6 @@ WAIT_POLL_SECONDS = 0.2
 WORKER_EXIT_SECONDS = 2.0
 #: threads a worker's compiled playouts run on: one core fewer than the machine has (at least one)
 WORKER_NUMBA_THREADS = max(1, (os.cpu_count() or 1) - 1)
-#: the agents' seeds are drawn below this (numpy generators take any such integer)
-AGENT_SEED_LIMIT = 2**63
 
 
 class ThinkingStoppedError(Exception):
@@ -81,7 +81,7 @@ def _act(agents: OrderedDict, task: dict, connection: Connection) -> int:
     key = (task["env_id"], json.dumps(task["params"], sort_keys=True), task["spec"])
     agent = agents.pop(key, None)
     if agent is None:
-        agent = make_agent(task["spec"], task["env_id"], layout, seed=secrets.randbelow(AGENT_SEED_LIMIT))
+        agent = make_agent(task["spec"], task["env_id"], layout, seed=secrets.randbelow(SEED_LIMIT))
         act_at_seat(make_agent(_warm_spec(task["spec"]), task["env_id"], layout, seed=0), *decision)
     agents[key] = agent
     while len(agents) > AGENTS_KEPT:

@@ -4,7 +4,8 @@ from dataclasses import dataclass
 
 import pytest
 
-from experiments.report import USAGE_ERROR, run_report
+from cardenvs.core.exit_codes import EXIT_USAGE
+from experiments.report import run_report
 
 DOC = """Count to a number.
 
@@ -32,7 +33,7 @@ def test_the_report_of_the_parsed_options_is_printed(capsys):
 
 
 def test_a_value_error_is_the_user_s_and_exits_2_with_its_message(capsys):
-    assert run_report(Options, DOC, _count, ["--upto", "0"]) == USAGE_ERROR == 2
+    assert run_report(Options, DOC, _count, ["--upto", "0"]) == EXIT_USAGE == 2
     captured = capsys.readouterr()
     assert captured.out == ""
     assert captured.err == "error: upto must be 1 or more, got 0\n"
