@@ -27,12 +27,25 @@ returns seen so far, so one constant serves every game's reward scale.
 Both are deterministic for a given seed and sequence of decisions: their generator is the only randomness (it
 draws the resampled states, the playouts' chance and the tie-breaks).
 
+Beliefs (``belief``): by default (``uniform``) the states are the resampler's draws, uniform over the deals that
+agree with what the seat has seen, as if the other seats' choices said nothing about their cards. With
+``belief=policy`` (the game's shipped network as the model of the other seats' play) or ``belief=policy:SPEC`` (any
+action model of :func:`cardenvs.agents.beliefs.action_model`, e.g. ``policy:heuristic``), the agent keeps a
+particle filter (:class:`cardenvs.agents.beliefs.Belief`, ``particles`` particles) for every seat it plays in every
+game, weighting the deals by how likely the other seats' observed choices were under the model, and draws its
+states from it. Such an agent follows its games (:attr:`~cardenvs.agents.base.Agent.follows_games`): the front end
+must hand it every step of every game it plays, the other seats' turns included (the tournament does;
+:mod:`cardenvs.agents.base` says how), and a view of a game it was not told about is refused with an error, never
+searched over the resampler instead. ``belief=policy:uniform`` weights every legal action alike and so draws as the
+resampler does, at the price of a belief.
+
 Playouts may stop at a ``depth`` (decisions, the first action included), where the value head of a self-play
 network (``value``, the game's shipped one by default) estimates each seat's return from there: in long games with
 much chance, a full playout's return is mostly noise about one decision.
 
 Specs (see :mod:`cardenvs.agents.registry`): ``pimc`` or ``pimc:determinizations=16,rollouts=2,rollout=random``;
-``ismcts`` or ``ismcts:iterations=400,exploration=0.7,rollout=heuristic``. Options a spec leaves out come from
+``ismcts`` or ``ismcts:iterations=400,exploration=0.7,rollout=heuristic``; ``pimc:belief=policy`` or
+``ismcts:belief=policy:heuristic,particles=128``. Options a spec leaves out come from
 the game's ``Game.search_defaults`` (the budgets of docs/search.md's strength table), then from
 :class:`PIMCOptions` and :class:`ISMCTSOptions`.
 """
@@ -41,12 +54,13 @@ from __future__ import annotations
 
 import dataclasses
 import math
-from collections.abc import Sequence
+from collections.abc import Hashable, Sequence
 from typing import Any
 
 import numpy as np
 
 import cardenvs
+from cardenvs.agents import beliefs
 from cardenvs.agents.base import Agent, SeatView, act_on_rows
 from cardenvs.core.playout import compiled_playouts
 from cardenvs.core.rng import SEED_LIMIT
@@ -60,6 +74,8 @@ MAX_BUDGET = 1_000_000
 POLICY_SEED_LIMIT = 2**63
 #: options of a game's ``search_defaults`` that need its shipped network (torch, and parameters it fits)
 NETWORK_OPTIONS = ("rollout", "depth", "value")
+#: the ``belief`` option that draws from the resampler (no belief kept)
+UNIFORM_BELIEF = beliefs.UNIFORM
 
 
 @dataclasses.dataclass(frozen=True)
@@ -74,6 +90,10 @@ class PIMCOptions:
             rest of the game (``0``: play to the end; ``1``: value the state right after the action).
         value: the self-play network whose value head estimates each seat's return from where a playout stopped
             (``trained``: the game's shipped network, or ``ppo:PATH`` of a ``.pt`` model); used only with a depth.
+        belief: where the determinizations come from: ``uniform`` (the resampler), ``policy`` (a belief with the
+            game's shipped network as the model of the other seats) or ``policy:SPEC`` (a belief with the action
+            model ``SPEC``); a belief needs a front end that follows games (module docstring).
+        particles: the particles of each belief (only with a ``policy`` belief).
     """
 
     determinizations: int = 16
@@ -81,6 +101,8 @@ class PIMCOptions:
     rollout: str = "heuristic"
     depth: int = 0
     value: str = "trained"
+    belief: str = UNIFORM_BELIEF
+    particles: int = beliefs.DEFAULT_PARTICLES
 
 
 @dataclasses.dataclass(frozen=True)
@@ -96,6 +118,8 @@ class ISMCTSOptions:
         value: as :class:`PIMCOptions`'s.
         rollouts: playouts from where each iteration's descent ends, with their own chance; the iteration's return
             is their mean.
+        belief: as :class:`PIMCOptions`'s.
+        particles: as :class:`PIMCOptions`'s.
     """
 
     iterations: int = 200
@@ -104,6 +128,8 @@ class ISMCTSOptions:
     depth: int = 0
     value: str = "trained"
     rollouts: int = 1
+    belief: str = UNIFORM_BELIEF
+    particles: int = beliefs.DEFAULT_PARTICLES
 
 
 def parse_options(kind: str, argument: str, defaults: dict[str, Any] | None = None) -> PIMCOptions | ISMCTSOptions:
@@ -111,17 +137,21 @@ def parse_options(kind: str, argument: str, defaults: dict[str, Any] | None = No
     comes from ``defaults`` (a game's ``Game.search_defaults``), else from the options' own defaults.
 
     Raises:
-        ValueError: an unknown name, a value of the wrong type, a budget below 1, or an unknown rollout spec.
+        ValueError: an unknown name, a value of the wrong type, a budget below 1, an unknown rollout spec, a belief
+            other than ``uniform``, ``policy`` or ``policy:SPEC`` (or one whose model gives no action
+            probabilities), or ``particles`` without a ``policy`` belief.
     """
     options_type = PIMCOptions if kind == "pimc" else ISMCTSOptions
     fields = {field.name: field for field in dataclasses.fields(options_type)}
     values: dict[str, Any] = {name: value for name, value in (defaults or {}).items() if name in fields}
+    given: set[str] = set()
     for part in filter(None, argument.split(",")):
         name, equals, text = part.partition("=")
         if not equals or name not in fields:
             raise ValueError(
                 f"{kind} option {part!r} is not allowed; give name=value with names {', '.join(fields)}"
             )
+        given.add(name)
         try:
             values[name] = type(fields[name].default)(text)
         except ValueError:
@@ -142,7 +172,38 @@ def parse_options(kind: str, argument: str, defaults: dict[str, Any] | None = No
         )
     if options.value != "trained" and not (options.value.startswith("ppo:") and options.value[4:]):
         raise ValueError(f"{kind} value={options.value!r} is not allowed; choose trained or ppo:PATH of a .pt model")
+    try:
+        model = beliefs.belief_model_spec(options.belief)
+    except ValueError as error:
+        raise ValueError(f"{kind} option {error}") from None
+    if model is not None and model != beliefs.UNIFORM:
+        from cardenvs.agents.registry import check_spec
+
+        if model.partition(":")[0] in beliefs.NO_PROBABILITIES:
+            raise ValueError(f"{kind} belief={options.belief!r} is not allowed: {model!r} gives no action "
+                             f"probabilities; name a model that does (policy, policy:heuristic, policy:ppo:PATH)")
+        try:
+            check_spec(model)
+        except ValueError as error:
+            raise ValueError(f"{kind} belief={options.belief!r} is not allowed: {error}") from None
+    if model is None and "particles" in given:
+        raise ValueError(f"{kind} option particles={options.particles} is not allowed with belief={UNIFORM_BELIEF}: "
+                         f"only a policy belief keeps particles")
     return options
+
+
+def belief_spec(spec: str) -> str | None:
+    """The action model of the search agent spec ``spec``'s belief (``pimc:belief=policy`` -> ``trained``), or None
+    where it keeps none: another kind of spec, or a search agent drawing from the resampler. Front ends that cannot
+    follow games use it to refuse a spec before they make the agent.
+
+    Raises:
+        ValueError: a search spec with bad options (:func:`parse_options`).
+    """
+    kind, _, argument = spec.partition(":")
+    if kind not in ("pimc", "ismcts"):
+        return None
+    return beliefs.belief_model_spec(parse_options(kind, argument).belief)
 
 
 class Playouts:
@@ -257,17 +318,79 @@ def _reseeded(records: np.ndarray, rng: np.random.Generator) -> np.ndarray:
 
 
 class _SearchAgent(Agent):
-    """What both search agents share: the spec's options, the generator, the playouts of the game."""
+    """What both search agents share: the spec's options, the generator, the playouts of the game, and the beliefs
+    of the games it follows (with a ``policy`` belief).
+
+    Args:
+        env_id: the game.
+        options: the agent's options.
+        seed: seed of the agent's generator.
+        model: the action model of a ``policy`` belief (default: made from the belief's spec at the first game, for
+            the parameters of that game).
+    """
 
     reads_seat_views = True
     acts_in_batches = True
 
-    def __init__(self, env_id: str, options: PIMCOptions | ISMCTSOptions, seed: int | None = None):
+    def __init__(self, env_id: str, options: PIMCOptions | ISMCTSOptions, seed: int | None = None,
+                 model: beliefs.ActionModel | None = None):
         self.env_id = env_id
         self.options = options
         self.rng = np.random.default_rng(seed)
         self._playouts: Playouts | None = None
         self._rollout_seed = int(self.rng.integers(0, POLICY_SEED_LIMIT))
+        self._model_spec = beliefs.belief_model_spec(options.belief)
+        #: with a ``policy`` belief the agent follows every game it plays (``Agent.follows_games``)
+        self.follows_games = self._model_spec is not None
+        self._model = model
+        self._beliefs: beliefs.SeatBeliefs | None = None
+        self._belief_seed = int(self.rng.integers(0, POLICY_SEED_LIMIT)) if self.follows_games else None
+        self._seats: dict[Hashable, set[int]] = {}  # per followed game, the seats with a belief
+
+    def begin_game(self, game: Hashable, view: SeatView) -> None:
+        if not self.follows_games:
+            return
+        if self._beliefs is None:
+            if self._model is None:
+                layout = view.game.observation_layout(view.params)
+                self._model = beliefs.action_model(self._model_spec, self.env_id, layout)
+            self._beliefs = beliefs.SeatBeliefs(self._model, self.options.particles, self._belief_seed)
+        self._beliefs.begin((game, view.seat), view)
+        self._seats.setdefault(game, set()).add(view.seat)
+
+    def observe_game(self, game: Hashable, view: SeatView, own_action: int | None = None) -> None:
+        if not self.follows_games:
+            return
+        if not self._has_belief(game, view.seat):
+            raise ValueError(f"{self.name} was told a step of game {game!r} at seat {view.seat} before the game's "
+                             f"start (begin_game)")
+        self._beliefs.observe((game, view.seat), view, own_action)
+
+    def end_game(self, game: Hashable) -> None:
+        for seat in self._seats.pop(game, ()):
+            self._beliefs.end((game, seat))
+
+    def _has_belief(self, game: Hashable | None, seat: int) -> bool:
+        """Whether the agent follows ``game`` at ``seat`` (a belief was begun and not ended)."""
+        return game is not None and game in self._seats and seat in self._seats[game]
+
+    def check_views(self, views: Sequence[SeatView]) -> None:
+        """Refuse views the agent cannot search: with a ``policy`` belief, a view of a game it does not follow (the
+        front end must follow games; the agent never falls back to the resampler).
+
+        Raises:
+            ValueError: a view without a game key, or of a game and seat whose belief was never begun.
+        """
+        if not self.follows_games:
+            return
+        for view in views:
+            if not self._has_belief(view.game_key, view.seat):
+                raise ValueError(
+                    f"{self.name} with belief={self.options.belief} keeps a belief over every game it plays, so it "
+                    f"must be told every step of the game, the other seats' turns included: this front end does "
+                    f"not follow games (Agent.follows_games: begin_game, observe_game, end_game, and views keyed "
+                    f"by game; the tournament does). Use belief={UNIFORM_BELIEF} here"
+                )
 
     def playouts(self, params: Any) -> Playouts:
         """The playouts of the game with ``params`` (made on first use, again if the parameters change)."""
@@ -279,14 +402,18 @@ class _SearchAgent(Agent):
     def draw_states(self, views: Sequence[SeatView], count: int) -> np.ndarray:
         """``count`` full states per view that its seat cannot tell from the true one, as one record array, view by
         view (``count`` of the first view's, then of the second's, ...): the determinizations the search plays in,
-        and the one place it gets states from. They are the game's hidden-card resampler's draws
-        (``SeatView.resample``), uniform over the deals the rules allow given what the seat saw.
+        and the one place it gets states from. With ``belief=uniform`` they are the game's hidden-card resampler's
+        draws (``SeatView.resample``), uniform over the deals the rules allow given what the seat saw; with a
+        ``policy`` belief, draws of the belief of the view's game and seat (:meth:`check_views` first).
 
         Args:
             views: the decisions.
             count: states to draw for each.
         """
-        return _records([view.resample(self.rng) for view in views for _ in range(count)])
+        if not self.follows_games:
+            return _records([view.resample(self.rng) for view in views for _ in range(count)])
+        self.check_views(views)
+        return np.concatenate([self._beliefs.sample((view.game_key, view.seat), count, self.rng) for view in views])
 
     def act(self, observation: dict[str, np.ndarray]) -> int:
         raise TypeError(f"{self.name} searches over game states: call act_views with the seat's view")
@@ -307,6 +434,7 @@ class PIMCAgent(_SearchAgent):
     name = "pimc"
 
     def act_views(self, views: Sequence[SeatView]) -> np.ndarray:
+        self.check_views(views)
         chosen = np.zeros(len(views), np.int64)
         searched, records, first = [], [], []
         determinizations, rollouts = self.options.determinizations, self.options.rollouts
@@ -403,11 +531,13 @@ class ISMCTSAgent(_SearchAgent):
 
     name = "ismcts"
 
-    def __init__(self, env_id: str, options: ISMCTSOptions, seed: int | None = None):
-        super().__init__(env_id, options, seed)
+    def __init__(self, env_id: str, options: ISMCTSOptions, seed: int | None = None,
+                 model: beliefs.ActionModel | None = None):
+        super().__init__(env_id, options, seed, model)
         self._public: tuple[Any, list[int]] | None = None
 
     def act_views(self, views: Sequence[SeatView]) -> np.ndarray:
+        self.check_views(views)
         chosen = np.zeros(len(views), np.int64)
         for index, searched in enumerate(self.search(views)):
             if searched is None:
@@ -592,7 +722,8 @@ def make_search_agent(kind: str, argument: str, env_id: str, layout: Any, seed: 
     Options the spec leaves out come from the game's ``search_defaults``; those that need the game's shipped
     network (a trained rollout policy or value) are left out where it cannot play (torch missing, or parameters
     whose observations it does not read, such as another number of players): the agent then plays out to the end.
-    The rollout policy and the value network are loaded here, so a spec that names a missing model fails at once.
+    The rollout policy, the value network and a belief's action model are loaded here, so a spec that names a
+    missing model fails at once.
 
     Args:
         kind: ``pimc`` or ``ismcts``.
@@ -602,8 +733,8 @@ def make_search_agent(kind: str, argument: str, env_id: str, layout: Any, seed: 
         seed: seed of the agent's generator.
 
     Raises:
-        ValueError: bad options (see :func:`parse_options`), a rollout policy or value network that cannot be
-            loaded, or a game without a hidden-card resampler.
+        ValueError: bad options (see :func:`parse_options`), a rollout policy, value network or belief model that
+            cannot be loaded, or a game without a hidden-card resampler.
     """
     from cardenvs.agents.registry import make_agent
 
@@ -617,5 +748,7 @@ def make_search_agent(kind: str, argument: str, env_id: str, layout: Any, seed: 
     make_agent(options.rollout, env_id, layout)
     if options.depth:
         make_agent(options.value, env_id, layout)
+    model_spec = beliefs.belief_model_spec(options.belief)
+    model = None if model_spec is None else beliefs.action_model(model_spec, env_id, layout)
     agent_type = PIMCAgent if kind == "pimc" else ISMCTSAgent
-    return agent_type(env_id, options, seed)
+    return agent_type(env_id, options, seed, model)

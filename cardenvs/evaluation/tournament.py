@@ -49,6 +49,12 @@ Batched play
     step each agent acts once, through ``act_batch``, on the rows whose player to act is one of its seats
     (:func:`cardenvs.agents.base.act_on_rows`). Otherwise every game runs on the AEC env through ``act``. For
     deterministic agents both give identical results.
+Followed games
+    An agent that follows its games (``Agent.follows_games``: a search agent with ``belief=policy``) is told, in
+    both ways of playing, every game it plays from its start: for each seat it plays, the seat's view at the first
+    position, after every step (every seat's, the last included) and the end of the game
+    (:mod:`cardenvs.agents.base` describes the calls). A game's key is its index (``game`` in the results file),
+    and the views the agent acts on carry it.
 Results file
     Every finished game is appended at once to a JSON-lines file (``results_path``; by default
     ``runs/tournaments/<env_id>-<hash>.jsonl``, the hash covering the env id, its parameters, the seed, the
@@ -79,7 +85,7 @@ from typing import Any
 import numpy as np
 
 import cardenvs
-from cardenvs.agents.base import Agent, act_in_env, act_on_rows
+from cardenvs.agents.base import Agent, act_in_env, act_on_rows, begin_rows, observe_rows, view_in_env
 from cardenvs.core.game import Game
 from cardenvs.core.rng import SEED_LIMIT, SEED_RULE
 
@@ -555,7 +561,8 @@ def _play_batched(
     env_id: str, params: Any, agents: list[Agent], arrangements: list[list[int]], jobs: list[Job],
     deal_seeds: dict[int, int], record: Recorder, batch_size: int,
 ) -> None:
-    """Play ``jobs`` on the batched env, up to ``batch_size`` at once, each finished slot taking the next job."""
+    """Play ``jobs`` on the batched env, up to ``batch_size`` at once, each finished slot taking the next job; agents
+    that follow games are told every step of theirs (module docstring), each game keyed by its index."""
     if not jobs:
         return
     size = min(batch_size, len(jobs))
@@ -565,18 +572,25 @@ def _play_batched(
     next_job = size
     obs, masks, players = venv.reset(seeds=[deal_seeds[deal] for _, deal, _ in slot_jobs])
     seat_owners = owners_of[[arrangement for _, _, arrangement in slot_jobs]]  # [size, seats]
+    following = [agent for agent in agents if agent.follows_games]
+    slot_games = [index for index, _, _ in slot_jobs]  # each slot's game key: the game's index
+    begin_rows(agents, seat_owners, venv, np.arange(size), slot_games)
     returns = np.zeros((size, venv.num_players))
     lengths = np.zeros(size, np.int64)
     active = np.ones(size, np.bool_)
     actions = np.zeros(size, np.int64)
     while active.any():
-        act_on_rows(agents, seat_owners, obs, masks, players, actions, rows=active, venv=venv)
+        act_on_rows(agents, seat_owners, obs, masks, players, actions, rows=active, venv=venv, games=slot_games)
         lengths[active] += 1
+        actors = players.copy()
         obs, masks, players, rewards, terminated, truncated = venv.step(actions, active=active)
         returns[active] += rewards[active]
+        observe_rows(agents, seat_owners, venv, np.flatnonzero(active), slot_games, actors, actions)
         ended = np.flatnonzero(active & (terminated | truncated))
         for i in ended:
             record(slot_jobs[i], returns[i], bool(truncated[i]), int(lengths[i]))
+            for agent in following:
+                agent.end_game(slot_games[i])
         refilled = ended[: len(jobs) - next_job]
         active[ended[len(refilled):]] = False
         if refilled.size:
@@ -584,33 +598,45 @@ def _play_batched(
             next_job += refilled.size
             for i, job in zip(refilled, new_jobs, strict=True):
                 slot_jobs[i] = job
+                slot_games[i] = job[0]
             seat_owners[refilled] = owners_of[[arrangement for _, _, arrangement in new_jobs]]
             returns[refilled] = 0
             lengths[refilled] = 0
-            venv.reset_games(refilled, [deal_seeds[deal] for _, deal, _ in new_jobs])
+            obs, masks, players = venv.reset_games(refilled, [deal_seeds[deal] for _, deal, _ in new_jobs])
+            begin_rows(agents, seat_owners, venv, refilled, slot_games)
 
 
 def _play_aec(
     env_id: str, params: Any, agents: list[Agent], arrangements: list[list[int]], jobs: list[Job],
     deal_seeds: dict[int, int], record: Recorder,
 ) -> None:
-    """Play ``jobs`` one by one on the AEC env, every agent through ``act``."""
+    """Play ``jobs`` one by one on the AEC env, every agent through ``act``; agents that follow games are told every
+    step of theirs (module docstring), each game keyed by its index."""
     env = cardenvs.env(env_id, **dataclasses.asdict(params))
     seat_of = {name: seat for seat, name in enumerate(env.possible_agents)}
     for job in jobs:
-        _, deal, arrangement = job
+        index, deal, arrangement = job
         owners = arrangements[arrangement]
+        followed = [seat for seat, owner in enumerate(owners) if agents[owner].follows_games]
         env.reset(seed=deal_seeds[deal])
+        for seat in followed:
+            agents[owners[seat]].begin_game(index, view_in_env(env, seat, index))
         returns = np.zeros(len(env.possible_agents))
         length = 0
         while not (env.terminations[env.agent_selection] or env.truncations[env.agent_selection]):
             seat_name = env.agent_selection
-            action = act_in_env(agents[owners[seat_of[seat_name]]], env, env.observe(seat_name))
-            env.step(int(action))
+            actor = seat_of[seat_name]
+            action = int(act_in_env(agents[owners[actor]], env, env.observe(seat_name), index))
+            env.step(action)
             length += 1
             for name, reward in env.rewards.items():
                 returns[seat_of[name]] += reward
+            for seat in followed:
+                agents[owners[seat]].observe_game(index, view_in_env(env, seat, index),
+                                                  action if seat == actor else None)
         record(job, returns, any(env.truncations.values()), length)
+        for owner in {owners[seat] for seat in followed}:
+            agents[owner].end_game(index)
 
 
 def _game_params(game: Game, num_players: int | None, params: dict[str, Any] | None) -> Any:

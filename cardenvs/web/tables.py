@@ -225,6 +225,17 @@ def is_search(spec: str) -> bool:
     return spec.partition(":")[0] in SEARCH_KINDS
 
 
+def _keeps_belief(spec: str) -> bool:
+    """Whether the search agent ``spec`` keeps a belief over its games (``belief=policy``), which the table cannot
+    feed (a malformed spec is left to the checks that name what is wrong with it)."""
+    from cardenvs.agents.search import belief_spec
+
+    try:
+        return belief_spec(spec) is not None
+    except ValueError:
+        return False
+
+
 def search_bytes(spec: str, env: CardEnv) -> int:
     """Estimated bytes one decision of the search agent ``spec`` takes in ``env``'s game: the states it draws and
     plays out (``pimc``: determinizations × legal actions × rollouts records, twice; ``ismcts``: a drawn state and
@@ -277,6 +288,10 @@ class LiveTable:
             if spec not in allowed:
                 raise TableError(f"agent {spec!r} for seat {seat} is not offered for this game; choose one of "
                                  f"{', '.join(allowed)}")
+            if is_search(spec) and _keeps_belief(spec):
+                raise TableError(f"agent {spec!r} cannot be seated: a search agent with a belief (belief=policy) "
+                                 f"must be told every step of its game, and the table hands its thinking processes "
+                                 f"only the agent's own decisions; use belief=uniform")
             if is_search(spec) and thinkers is None:
                 raise TableError(f"agent {spec!r} cannot be seated: this server runs no search agents")
             if is_search(spec) and search_bytes(spec, self.env) > SEARCH_BYTES_LIMIT:
