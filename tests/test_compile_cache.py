@@ -72,6 +72,7 @@ def trajectories(request, tmp_path_factory, plain_trajectories) -> tuple[dict, d
     return _sequence(games, tmp_path_factory.mktemp("numba-cache")), plain_trajectories
 
 
+@pytest.mark.slow  # a control of the test above (three more cold compiles): it shows that test can fail
 def test_the_sequence_goes_wrong_under_numba_s_own_record_naming(tmp_path, plain_trajectories):
     """The control: with record types named by numba's per-process type code, the third process plays set b
     with kernels linked against set a's code, so its trajectory leaves plain Python's."""

@@ -101,7 +101,23 @@ def test_parameters_reach_the_engine_and_bad_ones_are_refused():
             loaded.new_initial_state_from_seed(seed)
 
 
-@pytest.mark.parametrize(("env_id", "params"), _parameter_sets())
+def _first_of_each_game(sets: list) -> list:
+    """``sets`` with every set after a game's first one in the default run marked slow (run with --runslow)."""
+    seen, kept = set(), []
+    for parameter_set in sets:
+        env_id = parameter_set.values[0]
+        if env_id in seen and not any(mark.name == "slow" for mark in parameter_set.marks):
+            parameter_set = pytest.param(*parameter_set.values, id=parameter_set.id,
+                                         marks=(*parameter_set.marks, pytest.mark.slow))
+        elif not any(mark.name == "slow" for mark in parameter_set.marks):
+            seen.add(env_id)
+        kept.append(parameter_set)
+    return kept
+
+
+# pyspiel's checks at every state of every simulated game take tens of seconds per parameter set: the default run
+# checks one set of each game, --runslow every set
+@pytest.mark.parametrize(("env_id", "params"), _first_of_each_game(_parameter_sets()))
 def test_random_sim_test(env_id, params):
     pyspiel.random_sim_test(_load(env_id, params, seed=7), num_sims=RANDOM_SIMS, serialize=False, verbose=False)
 

@@ -215,7 +215,8 @@ def _check_reads_nothing_hidden(params: dict, seeds: range, pairs: int, draws: i
                                             draws, int(index))
 
 
-@pytest.mark.parametrize("params", PARAMS)
+@pytest.mark.parametrize("params", [pytest.param(params, marks=() if index == 0 else pytest.mark.slow)
+                                    for index, params in enumerate(PARAMS)])
 def test_same_observation(params):
     positions = _positions(params, range(1))
     harness.check_same_observation(ENV_ID, params, _spread(positions, 40), draws=2, seed=1)

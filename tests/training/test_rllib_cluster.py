@@ -177,6 +177,7 @@ def env_runner_logs(temp_dir: Path) -> list[Path]:
     return [path for path in temp_dir.glob("session_*/logs/worker-*.out") if ENV_RUNNER_ACTOR in path.read_text()]
 
 
+@pytest.mark.slow  # two minutes of a Ray head starting and training; the remote EnvRunner smoke tests stay fast
 def test_rllib_train_joins_a_token_authenticated_cluster_trains_on_a_remote_env_runner_and_resumes(head, tmp_path):
     # The cluster does require the token: a driver that joins HOST:PORT the plain way is refused.
     refused = run_in_session([sys.executable, "-c", f"import ray; ray.init(address={head.address!r})"],

@@ -193,7 +193,14 @@ def _golden_of(env_id: str) -> Path:
                 if json.loads(path.read_text())["record"]["env_id"] == env_id)
 
 
-@pytest.mark.parametrize("env_id", table_games())
+#: the games whose golden record the default run replays in the browser (every game's with --runslow): the replay
+#: page is the same code for every game, and each replay takes half a minute of clicking
+REPLAYED_BY_DEFAULT = ("slabberjan_v0", "clabber_v0")
+
+
+@pytest.mark.parametrize("env_id", [
+    pytest.param(env_id, marks=() if env_id in REPLAYED_BY_DEFAULT else pytest.mark.slow) for env_id in table_games()
+])
 def test_a_golden_record_replays_forwards_and_back(server, page, env_id):
     app, url = server
     golden = _golden_of(env_id)
