@@ -471,7 +471,8 @@ class Belief:
 
     @property
     def records(self) -> np.ndarray:
-        """A copy of the particles (a structured array of the game's records)."""
+        """A copy of the particles (a structured array of the game's records); a dropped particle keeps its last
+        state, with weight 0, until the next rejuvenation replaces it."""
         return self._records.copy()
 
     @property

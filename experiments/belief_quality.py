@@ -13,7 +13,8 @@ The hidden items of each game (:data:`ITEMS`):
 
 - Slabberjan: the piece each other seat holds (its kind);
 - Gin Slaughtre: where each card is (each seat's hand, upcards or downcards, the stock, the pile, burnt), and the
-  opponent's secret arrangement while the seats arrange;
+  opponent's secret arrangement while the seats arrange (afterwards the record keeps an index the rules no longer
+  read, which the resampler draws again at every call: scoring it would measure noise);
 - Clabber: which seat holds each card;
 - Stabby Jack: the kind at each place of the draw pile (no seat has seen any of it, so no play says anything
   about it: the belief and the resampler should agree);
@@ -45,6 +46,7 @@ from cardenvs.agents.beliefs import DEFAULT_PARTICLES, Belief, action_model
 from cardenvs.agents.registry import make_agent
 from cardenvs.core.global_state import encode_states, state_layout
 from cardenvs.core.single import engine_view
+from cardenvs.games.gin_slaughtre.rules import PHASE_ARRANGE
 
 #: the weight of the uniform choice among the values seen, mixed into both shares before the log
 SMOOTHING = 0.01
@@ -65,7 +67,11 @@ def _slabberjan_items(records: np.ndarray, params) -> np.ndarray:
 
 
 def _gin_slaughtre_items(records: np.ndarray, params) -> np.ndarray:
-    return np.concatenate([records["location"], records["pending_arrangement"]], axis=1).astype(np.int64)
+    """Each card's location, and each seat's arrangement choice while the seats arrange (afterwards the field keeps
+    an index the rules no longer read)."""
+    arranging = (records["phase"] == PHASE_ARRANGE)[:, None]
+    choices = np.where(arranging, records["pending_arrangement"], NO_ITEM)
+    return np.concatenate([records["location"], choices], axis=1).astype(np.int64)
 
 
 def _clabber_items(records: np.ndarray, params) -> np.ndarray:

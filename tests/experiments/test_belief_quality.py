@@ -30,10 +30,13 @@ def test_clabber_items_are_the_seat_holding_each_card():
     assert (items >= 0).sum() == sum(bin(int(hand)).count("1") for hand in hands)
 
 
-def test_gin_slaughtre_items_are_the_card_locations_and_the_arrangements():
+def test_gin_slaughtre_items_are_the_card_locations_and_the_arrangements_while_the_seats_arrange():
     records, params = _record("gin_slaughtre_v0", {})
     items = quality.ITEMS["gin_slaughtre_v0"](records, params)[0]
     assert items.tolist() == records["location"][0].tolist() + records["pending_arrangement"][0].tolist()
+    records, params = _record("gin_slaughtre_v0", {}, steps=4)  # both arranged, play on
+    items = quality.ITEMS["gin_slaughtre_v0"](records, params)[0]
+    assert items.tolist() == records["location"][0].tolist() + [quality.NO_ITEM] * 2
 
 
 def test_stabby_jack_items_are_the_draw_pile_from_its_top():
