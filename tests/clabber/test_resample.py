@@ -15,6 +15,7 @@ import cardenvs
 from cardenvs.games.clabber import rules
 from cardenvs.games.clabber.cards import NUM_CARDS
 from cardenvs.games.clabber.deal import deal_order
+from cardenvs.games.clabber.melds import best_melds
 from cardenvs.games.clabber.params import NUM_PLAYERS
 from cardenvs.games.clabber.resample import known_cards
 from tests import resample_harness as harness
@@ -67,17 +68,13 @@ def _events(params: dict, seed: int, actions: list[int]) -> list[int]:
 
 def _replay(params: dict, dealer: int, hands: list[int], turn_up: int, events: list[int]) -> np.record | None:
     """The hand dealt ``hands`` (card masks per seat) played with ``events`` through the engine, or None if a move
-    is illegal there. A SKIP is not seen by the other seats, so none is replayed: a declaring seat that does not
-    declare next is made to skip, whether or not it skipped in the true game."""
+    is illegal there. A declaring phase is public (the table shows the seat deciding), so a deal in which a seat
+    decides where the true game had it play, or plays where it decided, does not replay."""
     table = Table(**params)
     GAME.apply_deal(table.state, table.params, {"dealer": dealer, "hands": [_bits(h) for h in hands],
                                                 "turn_up": turn_up})
     state, mask = table.state, table.mask
     for event in events:
-        if event == rules.SKIP:
-            continue
-        while state.phase == rules.PHASE_DECLARE and event != rules.DECLARE:
-            rules._apply(state, rules.SKIP)
         rules.legal_mask(state, mask)
         if not mask[event]:
             return None
@@ -256,6 +253,49 @@ def test_same_observation_long(params):
 def test_really_resampled():
     checked, bites = _check_uniform(PARAMS[0], range(2), seed=3)
     assert checked > 0 and bites > 0, (checked, bites)
+
+
+def _declined(params: dict, seeds: range) -> int:
+    """How many positions of ``seeds``'s hands (late enough to enumerate) have a seat that chose SKIP."""
+    return sum(int(record.tricks_done) >= SMALL_FROM_TRICK and bool(record.meld_declined.any())
+               for record, _, _ in _positions(params, seeds))
+
+
+def test_really_resampled_optional_declare():
+    """With optional_declare the brute force replays every SKIP and DECLARE (the declaring phase is public): the
+    resampler draws uniformly among the deals in which exactly the seats seen deciding held melds."""
+    params = PARAMS[-1]
+    assert params["optional_declare"] and _declined(params, range(2)) > 0
+    checked, _ = _check_uniform(params, range(2), seed=5)
+    assert checked > 0
+
+
+DECLINING = {0: "AH KH QH 9D 10D 9C", 1: "JH 10H 9H AD KD QD", 2: "AS QS 10S AC QC 10C", 3: "KS JS 9S KC JC JD"}
+
+
+def test_a_skip_shows_melds_and_no_decision_shows_none():
+    """Seat 0 holds a sequence and chooses SKIP in front of the table; seat 1 holds a sequence and declares it; seat
+    2 and seat 3 hold none and are never asked. Every deal the resampler draws for seat 2 gives seat 0 melds and
+    seat 3 none."""
+    table = Table(single_hand=True, optional_declare=True).deal(3, DECLINING, turn_up="JD").accept()
+    assert table.state.phase == rules.PHASE_DECLARE and table.state.current_player == 0
+    table.act(rules.SKIP, "AH")
+    assert table.state.phase == rules.PHASE_DECLARE and table.state.current_player == 1
+    table.act(rules.DECLARE)
+    assert table.state.phase == rules.PHASE_PLAY and table.state.current_player == 1
+    while int(table.state.tricks_done) == 0:  # seats 2 and 3 play without deciding: no melds
+        assert table.state.phase == rules.PHASE_PLAY
+        table.act(table.legal()[0])
+    state = table.state
+    assert list(state.meld_declined) == [1, 0, 0, 0]
+    assert int(state.meld_status[3]) == rules.MELD_SKIPPED and not state.meld_declined[3]
+    rng = np.random.default_rng(0)
+    for _ in range(300):
+        resampled = GAME.resample(state, 2, rng)
+        points = [best_melds(np.int64(resampled.dealt[seat]), int(state.trump), int(state.seq_tiebreak))[1]
+                  for seat in range(NUM_PLAYERS)]
+        assert points[0] > 0 and points[3] == 0, points
+        assert np.array_equal(resampled.meld_declined, state.meld_declined)
 
 
 @pytest.mark.slow

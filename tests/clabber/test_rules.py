@@ -520,6 +520,20 @@ def test_rule_optional_declare__variant():
     assert GAME.action_name(table.params, DECLARE) == "declare"
 
 
+def test_rule_optional_declare__a_skip_is_seen():
+    deal = {0: "AH KH QH 9D 10D 9C", 1: "JH 10H 9H AD KD QD", 2: "AS QS 10S AC QC 10C", 3: "KS JS 9S KC JC JD"}
+    table = Table(optional_declare=True).deal(3, deal, turn_up="JD").accept()
+    seen = table.observe(2)  # every seat sees seat 0 deciding
+    assert seen["to_act"][(0 - 2) % 4] == 1 and seen["phase"][PHASE_DECLARE] == 1
+    table.act(SKIP, "AH", DECLARE)
+    while int(table.state.tricks_done) == 0:  # seats 2 and 3 hold no melds: nothing to decide
+        assert table.state.phase == PHASE_PLAY
+        table.play_first_legal()
+    assert list(table.state.meld_status) == [MELD_SKIPPED, MELD_DECLARED, MELD_SKIPPED, MELD_SKIPPED]
+    assert list(table.state.meld_declined) == [1, 0, 0, 0]
+    assert table.state.meld_points[0] == 0  # the skipped melds themselves stay private
+
+
 def test_rule_hidden_information__observation_is_relative_and_hides_other_hands():
     table = Table(seed=4).deal(3, ALL_SPADES, turn_up="AH").passes(4).name("S").act("AS")
     for player in range(4):

@@ -24,12 +24,19 @@ from cardenvs.games.gin_slaughtre.actions import (
 )
 from cardenvs.games.gin_slaughtre.cards import NUM_CARDS, card_id, card_ids, card_name
 from cardenvs.games.gin_slaughtre.rules import (
+    EVENT_CHAIN,
+    EVENT_CHAIN_DRAWN,
+    EVENT_DRAWN,
+    EVENT_SHOWN,
+    EVENT_STARTER,
+    EVENT_STUCK,
     LOC_BURNT,
     LOC_STOCK,
     PHASE_ARRANGE,
     PHASE_OVER,
     PHASE_PLAY,
     STARTER_RANK_ORDER,
+    STARTER_RANKS_BEFORE,
     rank_of,
 )
 from tests.gin_slaughtre.table import Table, names, trick
@@ -420,6 +427,29 @@ def test_rule_hidden_information__observation_shows_public_and_own_cards_only():
     assert one["mask"].any() and not first.observe(1)["mask"].any()
     assert first.observe(1)["opponent_upcards"][card_id("4C")] == 1
     assert one["burnt"].sum() == NUM_CARDS - 13 and int(first.state.location[card_id("AS")]) == LOC_STOCK
+
+
+def _hand_events(table: Table, seat: int) -> list[int]:
+    return [int(event) for event in table.state.hand_events[seat, : table.state.hand_event_count[seat]]]
+
+
+def test_rule_hidden_information__hand_events_note_what_the_other_seat_saw():
+    # seat 0 (the dealer's left) starts from its upcard 3♣; the stock gives A♣, 9♦, 8♦, K♣, 3♥ in that order
+    table = Table().deal(hands=[["KS", "2S", "JS", "6C"], ["4D", "6H", "7D", "QD"]],
+                         upcards=[["3C", "8C", "10C"], ["4S", "6S", "7S"]], stock=["AC", "9D", "8D", "KC", "3H"])
+    starter = EVENT_STARTER + STARTER_RANKS_BEFORE  # found among the upcards: no 3 in a hand is excluded
+    for seat in range(2):
+        assert _hand_events(table, seat) == [EVENT_DRAWN] * 4 + [starter]
+    table.play("KS")  # seat 0 shows K♠ and refills A♣ unseen
+    assert _hand_events(table, 0)[-2:] == [EVENT_SHOWN + card_id("KS"), EVENT_DRAWN]
+    table.act(DRAW)  # seat 1 cannot lay on the King: its floor noted, then the card it drew (9♦)
+    assert _hand_events(table, 1)[-2:] == [EVENT_STUCK + rank_of(card_id("KS")), EVENT_DRAWN]
+    table.play("2S").play("4D")  # seat 0 refills 8♦; seat 1 holds 5 cards, so it does not refill
+    assert _hand_events(table, 1)[-1] == EVENT_SHOWN + card_id("4D")
+    table.play("JS")  # seat 1 draws until 5 or lower: K♣, then 3♥
+    one_draw_until_low = (1 << 1) | 1  # one effect (the leading bit), and it draws until a low card
+    assert _hand_events(table, 1)[-3:] == [EVENT_CHAIN + one_draw_until_low] + [EVENT_CHAIN_DRAWN] * 2
+    assert table.hand(1) == {"6H", "7D", "QD", "9D", "KC", "3H"}
 
 
 def test_docs_contain_the_generated_observation_table():

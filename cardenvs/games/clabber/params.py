@@ -133,6 +133,10 @@ def state_fields(params: ClabberParams) -> list[StateField]:
             "per seat, MELD_NOT_YET (0; may hold the private candidate while deciding), MELD_DECLARED (1, public) or "
             "MELD_SKIPPED (2, nothing declared)",
         ),
+        StateField(
+            "meld_declined", np.uint8, (n,),
+            "per seat, 1: it chose SKIP (optional_declare), so every seat saw it decide: it held melds; public",
+        ),
         StateField("meld_cards", np.int32, (n,), "per seat, card mask of its best disjoint meld set"),
         StateField("meld_points", np.int32, (n,), "per seat, the points of that meld set"),
         StateField(

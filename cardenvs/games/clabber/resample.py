@@ -7,8 +7,8 @@ one that did not trump holds no trump, one that did not overtrump holds no highe
 Every other card is dealt again among the other seats, each getting as many as it had, uniformly among the deals
 that agree with all of that: no seat gets a card it is excluded from, the seat to act has a choice (forced moves
 play themselves), a suit named in the second bidding round was held, each declared meld set is the seat's best
-one, a seat whose declaration moment passed without melds (automatic declaring) holds none, and a seat now
-deciding whether to declare holds melds.
+one, a seat whose declaration moment passed without melds holds none, one that chose SKIP holds some, and a seat
+now deciding whether to declare holds melds.
 
 The exclusions are a per-seat set of allowed cards, so the deals that respect them and the hand sizes can be
 counted exactly (a table over the unseen cards in id order and how many each seat still needs) and one of them
@@ -18,8 +18,9 @@ uniform over the agreeing deals.
 
 The result depends only on what the seat knows and on ``rng``: the unseen cards are taken in id order, every
 hidden field (the other hands, the deal order, a deciding seat's private meld candidate, the Bell's holder) is
-written from the new deal alone, and the game's generator is reseeded from ``rng``. A SKIP with
-``optional_declare`` reads the same as having had nothing to declare, and is treated so. docs/rules/clabber.md,
+written from the new deal alone, and the game's generator is reseeded from ``rng``. With ``optional_declare`` a
+seat that chose SKIP was seen deciding (the table shows the declaring phase), so it held melds
+(``meld_declined``), and a seat whose moment passed without deciding held none. docs/rules/clabber.md,
 "Resampling", says all this.
 """
 
@@ -137,8 +138,9 @@ def _decode_deal(index, pool, allowed, needed, ways, cards):
 
 @njit(cache=True)
 def _melds_agree(state, seat):
-    """Declared melds are each seat's best set; a seat whose automatic declaring passed holds none; a seat now
-    deciding whether to declare holds melds (its private candidate is rewritten for its new cards)."""
+    """Declared melds are each seat's best set; a seat whose declaring moment passed without melds holds none, one
+    that chose SKIP holds some; a seat now deciding whether to declare holds melds (its private candidate is
+    rewritten for its new cards)."""
     trump = state.trump
     if trump < 0:
         return True
@@ -149,14 +151,12 @@ def _melds_agree(state, seat):
         deciding = state.phase == PHASE_DECLARE and other == state.current_player
         if status == MELD_NOT_YET and not deciding:
             continue
-        if status == MELD_SKIPPED and state.optional_declare:
-            continue  # a SKIP reads the same as nothing to declare
         cards, points, key, _ = best_melds(np.int64(state.dealt[other]), trump, state.seq_tiebreak)
         if status == MELD_DECLARED:
             if cards != state.meld_cards[other] or points != state.meld_points[other] or key != state.meld_best[other]:
                 return False
         elif status == MELD_SKIPPED:
-            if points != 0:
+            if (points > 0) != (state.meld_declined[other] != 0):  # a SKIP was seen deciding: it held melds
                 return False
         else:
             if points == 0:

@@ -250,6 +250,7 @@ def begin_hand(state):
     state.trick_points[:] = 0
     state.tricks_won[:] = 0
     state.meld_status[:] = MELD_NOT_YET
+    state.meld_declined[:] = 0
     state.meld_cards[:] = 0
     state.meld_points[:] = 0
     state.meld_best[:] = 0
@@ -381,11 +382,13 @@ def _enter_turn(state, player):
 
 @njit(cache=True)
 def _declare(state, player, declare):
-    """rule:optional_declare: DECLARE makes the melds public; SKIP gives them up."""
+    """rule:optional_declare: DECLARE makes the melds public; SKIP gives them up, in front of every seat (the
+    table saw the seat decide, so it held melds: ``meld_declined``)."""
     if declare:
         state.meld_status[player] = MELD_DECLARED
     else:
         state.meld_status[player] = MELD_SKIPPED
+        state.meld_declined[player] = 1
         state.meld_cards[player] = 0
         state.meld_points[player] = 0
         state.meld_best[player] = 0

@@ -90,6 +90,7 @@ def field_ranges(params: ClabberParams) -> dict[str, tuple[int, int]]:
         "trick_points": (0, HAND_POINTS),
         "tricks_won": (0, NUM_TRICKS),
         "meld_status": (MELD_NOT_YET, MELD_SKIPPED),
+        "meld_declined": (0, 1),
         "meld_cards": cards,
         "meld_points": (0, MAX_SEAT_MELD_POINTS),
         "meld_best": (0, MAX_MELD_KEY),
@@ -157,6 +158,7 @@ def _check_bidding(state: np.record, phase: int) -> None:
     require(not state.tricks_won.any() and not state.trick_points.any(), "trick_points", "is 0 while bidding")
     require(not state.meld_status.any() and not state.meld_cards.any() and not state.meld_points.any()
             and not state.meld_best.any() and not state.meld_score.any(), "meld_status", "no melds while bidding")
+    require(not state.meld_declined.any(), "meld_declined", "no melds are declined while bidding")
     require(int(state.meld_winner) == MELDS_UNDECIDED, "meld_winner", "is undecided while bidding")
     require(int(state.bell_holder) == NO_SEAT and not state.bell_points.any(), "bell_holder", "is -1 while bidding")
     player, dealer = int(state.current_player), int(state.dealer)
@@ -215,6 +217,9 @@ def _check_play(state: np.record, phase: int) -> None:
                 "meld_status", "the seat declaring has undeclared melds")
     for seat in range(NUM_PLAYERS):
         status = int(state.meld_status[seat])
+        if state.meld_declined[seat]:
+            require(bool(state.optional_declare) and status == MELD_SKIPPED, "meld_declined",
+                    f"seat {seat} declined melds without choosing SKIP")
         if status == MELD_SKIPPED:
             require(int(state.meld_cards[seat]) == 0 and int(state.meld_points[seat]) == 0
                     and int(state.meld_best[seat]) == 0, "meld_cards", f"seat {seat} skipped but holds melds")

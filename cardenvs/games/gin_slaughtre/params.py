@@ -7,7 +7,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from cardenvs.core.game import StateField, check_bool, check_choice, check_int, header_fields
-from cardenvs.games.gin_slaughtre.actions import MAX_DOWNCARDS
+from cardenvs.games.gin_slaughtre.actions import DEALT_PER_PLAYER, HAND_SIZE, MAX_DOWNCARDS
 from cardenvs.games.gin_slaughtre.cards import NUM_CARDS
 
 ENV_NAME = "gin_slaughtre_v0"
@@ -18,6 +18,13 @@ MAX_TURNS_LIMIT = 10_000_000
 RED5_RULES = ("play_leq5", "draw_until_leq5")
 QUARTET_RULES = ("rank", "rank_or_suit")
 STARTER_RULES = ("lowest_card", "left_of_dealer")
+
+#: the stock right after the deal without downcards (the most cards a game can draw)
+STOCK_AT_DEAL = NUM_CARDS - NUM_PLAYERS * DEALT_PER_PLAYER
+#: the most events one seat's hidden hand can have in a game (``hand_events``): each card dealt into its hand or
+#: drawn enters once and is shown at most once, each stock draw follows at most one note (a draw when stuck or a
+#: trick's draw effects), and the starter search is noted once
+MAX_HAND_EVENTS = 2 * (HAND_SIZE + STOCK_AT_DEAL) + STOCK_AT_DEAL + 1
 
 
 @dataclass(frozen=True)
@@ -111,6 +118,15 @@ def state_fields(params: GinSlaughtreParams) -> list[StateField]:
         ),
         StateField("starter_card", np.int8, (), "card id that decided who starts, NO_CARD -1 with left_of_dealer"),
         StateField("winner", np.int32, (), "seat that shed all its cards, -1 if none (yet)"),
+        StateField(
+            "hand_events", np.uint8, (n, MAX_HAND_EVENTS),
+            "per seat, in order, what the other seat saw happen to its hidden hand cards (public): EVENT_SHOWN + "
+            "card id (a hidden card shown: played, made an upcard, declared starter), EVENT_DRAWN (a card drawn "
+            "unseen), EVENT_CHAIN_DRAWN (drawn by draw effects, see EVENT_CHAIN), EVENT_STUCK + floor rank or "
+            "EVENT_STUCK_RESTRICTED (drew when no trick was legal), EVENT_STARTER + case (the starter search), "
+            "EVENT_CHAIN + effects (a trick's draw effects against it); unused entries 0",
+        ),
+        StateField("hand_event_count", np.int32, (n,), "per seat, the entries of hand_events in use"),
     ]
 
 

@@ -49,7 +49,7 @@ from cardenvs.games.gin_slaughtre.cards import (
     RANK_TWO,
     SPADES,
 )
-from cardenvs.games.gin_slaughtre.params import NUM_PLAYERS
+from cardenvs.games.gin_slaughtre.params import MAX_HAND_EVENTS, NUM_PLAYERS
 
 # Phases
 PHASE_ARRANGE = 0  # both players choose their upcards, seat 0 then seat 1, revealed together
@@ -80,6 +80,30 @@ STARTER_RANK_ORDER = np.array([*range(RANK_TWO + 1, NUM_RANKS), 0, RANK_TWO], np
 WIN_REWARD = 1.0
 LOSS_REWARD = -1.0
 
+# What the other seat sees happen to a seat's hidden hand cards (state.hand_events), one code per event, in order.
+# The hidden-card resampler reads them (resample.py): each is public and constrains which cards the hand can hold.
+EVENT_SHOWN = 0  # + card id: a hidden hand card was shown (played, made an upcard while arranging, declared starter)
+EVENT_DRAWN = EVENT_SHOWN + NUM_CARDS  # a card went into the hand unseen (dealt, refill, black 5, draw when stuck)
+EVENT_CHAIN_DRAWN = EVENT_DRAWN + 1  # a card drawn unseen by the draw effects of the last EVENT_CHAIN
+EVENT_STUCK = EVENT_CHAIN_DRAWN + 1  # + rank_floor: it drew as no hand card could be laid (rule:draw_when_stuck)
+EVENT_STUCK_RESTRICTED = EVENT_STUCK + NUM_RANKS  # it drew under a red 5's restriction (rule:red_five)
+EVENT_STARTER = EVENT_STUCK_RESTRICTED + 1  # + STARTER_*: what the starter search (rule:starter) showed of the hand
+EVENT_CHAIN = EVENT_STARTER + 3  # + effects (chain_code): a trick's draw effects made it draw (rule:effects)
+
+# What the starter search showed of a hand (EVENT_STARTER + case), beyond "no card of a rank searched earlier"
+STARTER_RANKS_BEFORE = 0  # nothing more: the starter lay among the upcards, or in the other hand searched first
+STARTER_LOWER_SUITS = 1  # the starter was declared from this hand: no card of its rank in a lower suit
+STARTER_WHOLE_RANK = 2  # the starter was declared from the other hand, searched after this one: none of its rank
+
+# A trick's draw effects against the opponent (rule:effects), in the order they act
+EFFECT_NONE = 0
+EFFECT_DRAW_ONE = 1  # a black 5 (rule:black_five)
+EFFECT_DRAW_UNTIL_LOW = 2  # a Jack (rule:jack), a red 5 with draw_until_leq5 (rule:red_five)
+MAX_DRAW_EFFECTS = NUM_SUITS  # a set of four 5s or four Jacks
+# chain_code: bit i set when effect i draws until a low card, the effect count marked by a leading 1 bit above them,
+# and CHAIN_RAN_OUT added when the stock ran out during the effects (so the last effect may have stopped early)
+CHAIN_RAN_OUT = 1 << (MAX_DRAW_EFFECTS + 1)
+
 
 @njit(cache=True)
 def rank_of(card):
@@ -102,19 +126,30 @@ def other(player):
 
 
 @njit(cache=True)
+def note_event(state, player, event):
+    """Append ``event`` to what the other seat has seen happen to ``player``'s hidden hand (``hand_events``)."""
+    count = state.hand_event_count[player]
+    if count < MAX_HAND_EVENTS:  # never reached (MAX_HAND_EVENTS bounds a game's events); keeps the write in range
+        state.hand_events[player, count] = event
+        state.hand_event_count[player] = count + 1
+
+
+@njit(cache=True)
 def _to_hand(state, card, player):
     state.location[card] = LOC_HAND + player
     state.hand_count[player] += 1
 
 
 @njit(cache=True)
-def _draw_card(state, player):
-    """One card from the stock into ``player``'s hand (private); NO_CARD if the stock is empty."""
+def _draw_card(state, player, event):
+    """One card from the stock into ``player``'s hand (private, noted as ``event``); NO_CARD if the stock is
+    empty."""
     if state.stock_size == 0:
         return NO_CARD
     state.stock_size -= 1
     card = state.stock[state.stock_size]
     _to_hand(state, card, player)
+    note_event(state, player, event)
     return card
 
 
@@ -122,14 +157,14 @@ def _draw_card(state, player):
 def _refill(state, player):
     """rule:refill: draw up to four hand cards while the stock lasts."""
     while state.hand_count[player] < HAND_SIZE and state.stock_size > 0:
-        _draw_card(state, player)
+        _draw_card(state, player, EVENT_DRAWN)
 
 
 @njit(cache=True)
-def _draw_until_low(state, player):
+def _draw_until_low(state, player, event):
     """rule:jack: draw until a card of rank 5 or lower (A–5) comes, or the stock runs out."""
     while state.stock_size > 0:
-        card = _draw_card(state, player)
+        card = _draw_card(state, player, event)
         if rank_of(card) <= RANK_FIVE:
             return
 
@@ -167,6 +202,8 @@ def _remove_from_owner(state, card):
         state.up_count[location - LOC_UP] -= 1
     else:
         state.hand_count[location - LOC_HAND] -= 1
+        if state.known[card] == 0:
+            note_event(state, location - LOC_HAND, EVENT_SHOWN + card)
     state.known[card] = 0
 
 
@@ -420,6 +457,8 @@ def deal(state):
     state.restricted = False
     state.starter_card = NO_CARD
     state.winner = -1
+    state.hand_events[:, :] = 0
+    state.hand_event_count[:] = 0
     for k in range(NUM_PLAYERS):
         seat = (state.dealer + 1 + k) % NUM_PLAYERS
         state.hand_count[seat] = 0
@@ -435,6 +474,7 @@ def deal(state):
         for _ in range(HAND_SIZE):
             _pop_deck(state, LOC_HAND + seat)
             state.hand_count[seat] += 1
+            note_event(state, seat, EVENT_DRAWN)
     state.phase = PHASE_ARRANGE
     state.current_player = 0
     state.terminated = False
@@ -467,6 +507,8 @@ def _apply_arrangement(state, player, choice):
             if ARRANGEMENTS[choice, k] == index:
                 chosen = True
         if chosen:
+            if location == LOC_HAND + player:
+                note_event(state, player, EVENT_SHOWN + card)  # a dealt hand card, now face up
             state.location[card] = LOC_UP + player
         else:
             if location == LOC_UP + player:
@@ -492,11 +534,29 @@ def _choose_starter(state):
                 for suit in range(num_suits):
                     card = rank * NUM_SUITS + suit
                     if state.location[card] == base + seat:
+                        _note_starter_search(state, base == LOC_HAND, seat)
                         if base == LOC_HAND:
+                            if state.known[card] == 0:
+                                note_event(state, seat, EVENT_SHOWN + card)
                             state.known[card] = 1  # declared: now public
                         state.starter_card = card
                         state.current_player = seat
                         return
+
+
+@njit(cache=True)
+def _note_starter_search(state, in_hand, holder):
+    """What the starter search showed of each hand (EVENT_STARTER): no card of a rank searched before the
+    starter's and, for a starter found in ``holder``'s hand, no lower suit of its rank there and none of its rank
+    in the hand searched before (the dealer's left)."""
+    left = other(state.dealer)
+    for seat in range(NUM_PLAYERS):
+        case = STARTER_RANKS_BEFORE
+        if in_hand and seat == holder:
+            case = STARTER_LOWER_SUITS
+        elif in_hand and seat == left:
+            case = STARTER_WHOLE_RANK
+        note_event(state, seat, EVENT_STARTER + case)
 
 
 @njit(cache=True)
@@ -532,19 +592,50 @@ def _finish_if_out(state, player):
 
 
 @njit(cache=True)
-def _draw_effect(state, card, opponent):
-    """A black 5 makes the opponent draw one card (rule:black_five); a Jack (rule:jack), and a red 5 under
-    draw_until_leq5 (rule:red_five), until a card of 5 or lower."""
+def draw_effect_of(state, card):
+    """What ``card`` makes the opponent draw (rule:effects): one card for a black 5 (rule:black_five); until a card
+    of 5 or lower for a Jack (rule:jack) and for a red 5 under draw_until_leq5 (rule:red_five); else nothing."""
     if card >= FIRST_JOKER:
-        return
+        return EFFECT_NONE
     rank = rank_of(card)
     if rank == RANK_FIVE:
         if is_black(card):
-            _draw_card(state, opponent)
-        elif state.red5_rule == RED5_DRAW_UNTIL_LEQ5:
-            _draw_until_low(state, opponent)
+            return EFFECT_DRAW_ONE
+        if state.red5_rule == RED5_DRAW_UNTIL_LEQ5:
+            return EFFECT_DRAW_UNTIL_LOW
     elif rank == RANK_JACK:
-        _draw_until_low(state, opponent)
+        return EFFECT_DRAW_UNTIL_LOW
+    return EFFECT_NONE
+
+
+@njit(cache=True)
+def _draw_effect(state, card, opponent, event):
+    """The draw ``card`` makes the opponent take (:func:`draw_effect_of`), each card noted as ``event``."""
+    effect = draw_effect_of(state, card)
+    if effect == EFFECT_DRAW_ONE:
+        _draw_card(state, opponent, event)
+    elif effect == EFFECT_DRAW_UNTIL_LOW:
+        _draw_until_low(state, opponent, event)
+
+
+@njit(cache=True)
+def _chain_code(state, action, size):
+    """The chain_code of the draw effects a trick makes act (every card's with stack_effects, else its top card's),
+    or 0 when none of them draws until a low card (the drawn cards then show nothing)."""
+    first = 0 if state.stack_effects else size - 1
+    bits = 0
+    count = 0
+    until_low = False
+    for i in range(first, size):
+        effect = draw_effect_of(state, int(ACTION_CARDS[action, i]))
+        if effect != EFFECT_NONE:
+            if effect == EFFECT_DRAW_UNTIL_LOW:
+                bits |= 1 << count
+                until_low = True
+            count += 1
+    if not until_low:
+        return 0
+    return (1 << count) | bits
 
 
 @njit(cache=True)
@@ -566,11 +657,19 @@ def _play(state, player, action):
         return
     opponent = other(player)
     top = int(state.pile[state.pile_size - 1])
+    chain = _chain_code(state, action, size) if state.stock_size > 0 else 0
+    event = EVENT_DRAWN
+    header = state.hand_event_count[opponent]
+    if chain:  # the cards drawn show where the effects stopped: noted for the resampler
+        note_event(state, opponent, EVENT_CHAIN + chain)
+        event = EVENT_CHAIN_DRAWN
     if state.stack_effects:
         for i in range(size):
-            _draw_effect(state, int(ACTION_CARDS[action, i]), opponent)
+            _draw_effect(state, int(ACTION_CARDS[action, i]), opponent, event)
     else:
-        _draw_effect(state, top, opponent)
+        _draw_effect(state, top, opponent, event)
+    if chain and state.stock_size == 0:
+        state.hand_events[opponent, header] += CHAIN_RAN_OUT
     leads_again = False
     restrict = False
     if top >= FIRST_JOKER:  # rule:joker
@@ -614,8 +713,10 @@ def step(state, action):
         if action == TAKE_PILE:
             _take_pile(state, player)
             state.current_player = other(player)
-        elif action == DRAW:
-            _draw_card(state, player)
+        elif action == DRAW:  # rule:draw_when_stuck: shows that no hand card could be laid
+            stuck = EVENT_STUCK_RESTRICTED if restricted else EVENT_STUCK + rank_floor(state)
+            note_event(state, player, stuck)
+            _draw_card(state, player, EVENT_DRAWN)
             state.current_player = other(player)
         elif SLOT_BASE <= action < PAIR_BASE:
             _turn_over_downcard(state, player, action - SLOT_BASE, restricted)

@@ -2,7 +2,8 @@
 
 :func:`field_ranges` bounds every field; :func:`check_record` requires a record the rules can reach: every card
 in exactly one place, the stock and pile lists and every count agreeing with the cards' locations, downcard
-slots holding the seat's downcards, and the arranging phase as the deal leaves it. The core runs them
+slots holding the seat's downcards, each seat's ``hand_events`` well formed and accounting for its hidden hand
+cards, and the arranging phase as the deal leaves it. The core runs them
 (:func:`cardenvs.core.snapshot.validate_record`) before the compiled rules read the record.
 """
 
@@ -13,8 +14,15 @@ import numpy as np
 from cardenvs.core.game import require
 from cardenvs.games.gin_slaughtre.actions import HAND_SIZE, NUM_ARRANGEMENTS, NUM_UPCARDS
 from cardenvs.games.gin_slaughtre.cards import NO_CARD, NUM_CARDS
-from cardenvs.games.gin_slaughtre.params import NUM_PLAYERS, GinSlaughtreParams
+from cardenvs.games.gin_slaughtre.params import MAX_HAND_EVENTS, NUM_PLAYERS, GinSlaughtreParams
 from cardenvs.games.gin_slaughtre.rules import (
+    CHAIN_RAN_OUT,
+    EVENT_CHAIN,
+    EVENT_CHAIN_DRAWN,
+    EVENT_DRAWN,
+    EVENT_STARTER,
+    EVENT_STUCK,
+    EVENT_STUCK_RESTRICTED,
     LOC_BURNT,
     LOC_DOWN,
     LOC_HAND,
@@ -25,6 +33,7 @@ from cardenvs.games.gin_slaughtre.rules import (
     PHASE_ARRANGE,
     PHASE_OVER,
     PHASE_PLAY,
+    STARTER_LOWEST_CARD,
 )
 
 NO_SEAT = -1
@@ -53,6 +62,8 @@ def field_ranges(params: GinSlaughtreParams) -> dict[str, tuple[int, int]]:
         "pending_arrangement": (NO_ARRANGEMENT, NUM_ARRANGEMENTS - 1),
         "starter_card": (NO_CARD, NUM_CARDS - 1),
         "winner": (NO_SEAT, NUM_PLAYERS - 1),
+        "hand_events": (0, EVENT_CHAIN + 2 * CHAIN_RAN_OUT - 1),
+        "hand_event_count": (0, MAX_HAND_EVENTS),
     }
 
 
@@ -78,6 +89,8 @@ def check_record(state: np.record, params: GinSlaughtreParams) -> None:
         require((state.downcards[seat, slots:] == NO_CARD).all(), "downcards", "an unused slot holds a card")
     in_hand = (location >= LOC_HAND) & (location < LOC_UP)
     require(not (np.asarray(state.known).astype(bool) & ~in_hand).any(), "known", "marks a card not in a hand")
+    for seat in range(NUM_PLAYERS):
+        _check_hand_events(state, seat, location)
     require(int(state.step_count) <= int(state.max_turns), "step_count", "is past max_turns")
     phase = int(state.phase)
     over = bool(state.terminated or state.truncated)
@@ -96,6 +109,40 @@ def check_record(state: np.record, params: GinSlaughtreParams) -> None:
         winner = int(state.winner)
         require(not ((location >= LOC_HAND) & ((location - LOC_HAND) % NUM_PLAYERS == winner)).any(), "winner",
                 "still holds cards")
+
+
+def _check_hand_events(state: np.record, seat: int, location: np.ndarray) -> None:
+    """``seat``'s hand events are well formed (a trick's draws right after its draw effects, a shown card shown
+    once and no longer hidden in the hand, the starter search at most once, with the lowest_card rule) and their
+    unseen draws less their shown cards are the hidden cards the hand holds."""
+    count = int(state.hand_event_count[seat])
+    events = [int(event) for event in state.hand_events[seat]]
+    require(not any(events[count:]), "hand_events", f"seat {seat} has entries past hand_event_count")
+    events = events[:count]
+    shown = [event for event in events if event < EVENT_DRAWN]
+    require(len(set(shown)) == len(shown), "hand_events", f"seat {seat} shows a hidden card twice")
+    hidden = np.flatnonzero((location == LOC_HAND + seat) & (np.asarray(state.known) == 0)).tolist()
+    require(not set(shown) & set(hidden), "hand_events", f"seat {seat} still hides a card it showed")
+    drawn = sum(event in (EVENT_DRAWN, EVENT_CHAIN_DRAWN) for event in events)
+    require(drawn - len(shown) == len(hidden), "hand_events",
+            f"seat {seat}'s draws less its shown cards are not its {len(hidden)} hidden hand cards")
+    starters = sum(EVENT_STARTER <= event < EVENT_CHAIN for event in events)
+    lowest = int(state.starter_rule) == STARTER_LOWEST_CARD and int(state.starter_card) != NO_CARD
+    require(starters == int(lowest and int(state.phase) != PHASE_ARRANGE), "hand_events",
+            f"seat {seat}'s starter search is noted {starters} times")
+    for index, event in enumerate(events):
+        previous = events[index - 1] if index else EVENT_DRAWN
+        if event == EVENT_CHAIN_DRAWN:
+            require(previous == EVENT_CHAIN_DRAWN or previous >= EVENT_CHAIN, "hand_events",
+                    f"seat {seat} has a draw by effects without a trick's effects before it")
+        if event >= EVENT_CHAIN:
+            effects = (event - EVENT_CHAIN) % CHAIN_RAN_OUT
+            until_low = effects & (effects - 1)  # below the leading bit that counts the effects
+            require(until_low != 0 and index + 1 < count and events[index + 1] == EVENT_CHAIN_DRAWN, "hand_events",
+                    f"seat {seat} has a trick's draw effects without a draw until a low card, or without draws")
+        if EVENT_STUCK <= event <= EVENT_STUCK_RESTRICTED:
+            require(index + 1 < count and events[index + 1] == EVENT_DRAWN, "hand_events",
+                    f"seat {seat} has a draw when stuck without the card drawn")
 
 
 def _check_arranging(state: np.record, location: np.ndarray) -> None:

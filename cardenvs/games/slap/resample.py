@@ -11,11 +11,12 @@ likely: the resampler deals them again uniformly, exactly.
 
 Besides the cards, three more fields hold what the seat cannot know, and are rewritten from public data alone so
 that the result depends only on the seat's knowledge and ``rng``: the choices already made in an open slap window
-by the other seats (secret until it resolves: drawn SLAP or PASS with even chances each, every combination being
-consistent with the seat's view), the reaction times of the last resolved window's slappers under
-``reaction_noise`` (fresh Exp(1) draws, the fastest given to the public winner) and the deal's pack order
-(``deck``, cleared to NO_CARD as for a stacks deal: no order is known that deals the new stacks). Unused slots of
-the stack and pile ring buffers are cleared to NO_CARD. docs/rules/slap.md, "Resampling", says the same.
+by the other seats (secret until it resolves: drawn SLAP or PASS with even chances each, uniform over the legal
+actions, since every combination is consistent with the seat's view and the rules put no chance on a decision; the
+seat's own choice is kept and the seats not yet asked have none), the reaction times of the last resolved window's
+slappers under ``reaction_noise`` (fresh Exp(1) draws, the fastest given to the public winner) and the deal's pack
+order (``deck``, cleared to NO_CARD as for a stacks deal: no order is known that deals the new stacks). Unused
+slots of the stack and pile ring buffers are cleared to NO_CARD. docs/rules/slap.md, "Resampling", says the same.
 """
 
 from __future__ import annotations
