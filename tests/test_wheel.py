@@ -177,6 +177,7 @@ def test_a_tournament_against_the_shipped_trained_agent_and_the_rules_page(insta
     assert rules.startswith("# Clabber")
 
 
+@pytest.mark.slow  # checkpoint and resume stay tested from the checkout (tests/training); here with the wheel
 def test_train_checkpoint_resume_and_play_the_model(installed):
     environ = clean_environ(installed)
     run_dir = installed["outside"] / "run"

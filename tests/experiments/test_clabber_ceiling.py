@@ -98,7 +98,7 @@ def _pass_to_the_last_bid(search: Search, dealer_team: int) -> None:
     raise AssertionError("no such deal among the first 100 seeds")
 
 
-@pytest.mark.parametrize("dealer_team", [0, 1])
+@pytest.mark.parametrize("dealer_team", [0, pytest.param(1, marks=pytest.mark.slow)])  # the other team with --runslow
 def test_the_last_bid_weighs_a_throw_in_as_nothing(search, dealer_team):
     """At the dealer's last bid, passing throws the hand in for no score: the partnership's expectation is the
     best of 0 and each suit it may name when the dealer is its own, their average when the dealer is random."""
