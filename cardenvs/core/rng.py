@@ -27,6 +27,9 @@ _S30 = np.uint64(30)
 _S27 = np.uint64(27)
 _S31 = np.uint64(31)
 _S32 = np.uint64(32)
+#: the 53 bits of a float64's mantissa, for a uniform draw in [0, 1)
+_MANTISSA_BITS = np.uint64(53)
+_DROPPED_BITS = np.uint64(64 - 53)
 
 
 @njit(cache=True)
@@ -55,6 +58,24 @@ def rand_below(state, n):
     """A uniform integer in ``[0, n)`` for ``1 <= n < 2**32`` (bias below ``n / 2**32``)."""
     high = next_u64(state) >> _S32
     return np.int64((high * np.uint64(n)) >> _S32)
+
+
+@njit(cache=True)
+def rand_unit(state):
+    """A uniform float in ``[0, 1)`` from the generator of ``state`` (53 random bits)."""
+    return float(next_u64(state) >> _DROPPED_BITS) / float(np.uint64(1) << _MANTISSA_BITS)
+
+
+@njit(cache=True)
+def binomial(total, count):
+    """The binomial coefficient C(total, count) as a float (0 outside ``0 <= count <= total``): the weights of the
+    exact samplers that count the deals agreeing with a seat's evidence."""
+    if count < 0 or count > total:
+        return 0.0
+    result = 1.0
+    for i in range(count):
+        result = result * (total - i) / (i + 1)
+    return result
 
 
 @njit(cache=True)

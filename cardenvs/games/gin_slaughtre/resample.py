@@ -38,7 +38,7 @@ import threading
 import numpy as np
 from numba import njit
 
-from cardenvs.core.rng import next_u64, rand_below, seed_state, shuffle
+from cardenvs.core.rng import binomial, rand_below, rand_unit, seed_state, shuffle
 from cardenvs.games.gin_slaughtre.actions import ARRANGE_BASE, NUM_ARRANGEMENTS
 from cardenvs.games.gin_slaughtre.cards import (
     FIRST_JOKER,
@@ -74,9 +74,6 @@ STOCK_TAIL = 0
 OK = 0
 NO_HISTORY = 1  # no history agrees with the record's events (not a record the rules reach)
 TOO_MANY_CLASSES = 2  # the cards fall into more classes than a table key holds
-#: the 53 bits of a float64's mantissa, for a uniform draw in [0, 1)
-_MANTISSA_BITS = np.uint64(53)
-_DROPPED_BITS = np.uint64(64 - 53)
 #: the bits of a card's signature (:func:`condition_bit`): one per floor of a draw when stuck and one for the red-5
 #: restriction (0 … 14), the starter search (a seat's events hold it once), and whether the card is low
 STARTER_BIT = EVENT_STUCK_RESTRICTED - EVENT_STUCK + 1
@@ -403,23 +400,6 @@ def _hand_table(events, classes, class_signature, num_classes, unseen_in, shown_
 
 
 @njit(cache=True)
-def _uniform(state):
-    """A uniform float in [0, 1) from the game's generator."""
-    return float(next_u64(state) >> _DROPPED_BITS) / float(np.uint64(1) << _MANTISSA_BITS)
-
-
-@njit(cache=True)
-def _choose(total, count):
-    """The binomial coefficient C(total, count) as a float (0 outside 0 <= count <= total)."""
-    if count < 0 or count > total:
-        return 0.0
-    result = 1.0
-    for i in range(count):
-        result = result * (total - i) / (i + 1)
-    return result
-
-
-@njit(cache=True)
 def _posterior(states, seat):
     """The posterior of the opponent's hidden hand in game 0 as ``seat`` sees it (see the module docstring):
     (status code, classes, hands, weights). ``classes`` groups the unseen and shown cards (per card id, -1 for
@@ -467,7 +447,7 @@ def _posterior(states, seat):
     for entry in range(size):
         for cls in range(num_classes):
             hands[entry, cls] = _held(keys[entry], shift, mask, cls)
-            weights[entry] *= _choose(unseen_in[cls], hands[entry, cls])
+            weights[entry] *= binomial(unseen_in[cls], hands[entry, cls])
         total += weights[entry]
     if not total > 0.0:
         return NO_HISTORY, classes, hands, weights[:size]
@@ -485,7 +465,7 @@ def _redeal(states, seat, seed, classes, hands, weights):
     opponent = other(seat)
     chosen = 0  # how many cards of each class the hand holds: a row of hands, drawn by its weight
     if len(weights) > 1:
-        target = _uniform(state)
+        target = rand_unit(state)
         chosen = len(weights) - 1  # the last with a weight, should rounding leave target above the sum
         while weights[chosen] == 0.0:
             chosen -= 1

@@ -32,7 +32,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from cardenvs.core.rng import next_u64, seed_state, shuffle
+from cardenvs.core.rng import binomial, rand_unit, seed_state, shuffle
 from cardenvs.games.slabberjan import rules
 from cardenvs.games.slabberjan.params import COPIES, NUM_KINDS, NUM_PIECES
 from cardenvs.games.slabberjan.pieces import CAT, FOOL, INN
@@ -53,9 +53,6 @@ OK = 0
 NOT_REPLAYABLE = 1  # the record's originals and acts do not replay to its pieces (not a record the rules reach)
 NO_DEAL = 2  # no consistent deal turned up in MAX_ATTEMPTS draws
 
-#: the 53 bits of a float64's mantissa, for a uniform draw in [0, 1)
-_MANTISSA_BITS = np.uint64(53)
-_DROPPED_BITS = np.uint64(64 - 53)
 
 
 @njit(cache=True)
@@ -135,23 +132,6 @@ def _replay_round(state, seat, holder, pinned, no_matador, pairs):
 
 
 @njit(cache=True)
-def _uniform(state):
-    """A uniform float in [0, 1) from the game's generator."""
-    return float(next_u64(state) >> _DROPPED_BITS) / float(np.uint64(1) << _MANTISSA_BITS)
-
-
-@njit(cache=True)
-def _choose(total, count):
-    """The binomial coefficient C(total, count) as a float (0 outside 0 <= count <= total)."""
-    if count < 0 or count > total:
-        return 0.0
-    result = 1.0
-    for i in range(count):
-        result = result * (total - i) / (i + 1)
-    return result
-
-
-@njit(cache=True)
 def _take(state, places, count, wanted, into, at):
     """Move ``wanted`` uniformly chosen entries of ``places[:count]`` to ``into[at:]``; the rest stay, in
     ``places[:count - wanted]``. Returns the new end of ``into``."""
@@ -169,17 +149,17 @@ def _place_classes(state, both, matador_only, fool_only, neither, sizes, matador
     # j matadors in places taking both: C(both, j) C(matador-only, m - j) C(both - j + fool-only, f) layouts each
     total = 0.0
     for j in range(matadors + 1):
-        total += _choose(n_both, j) * _choose(n_matador, matadors - j) * _choose(n_both - j + n_fool, fools)
+        total += binomial(n_both, j) * binomial(n_matador, matadors - j) * binomial(n_both - j + n_fool, fools)
     if total == 0.0:
         return False
-    draw = _uniform(state) * total
+    draw = rand_unit(state) * total
     j = 0
     for j in range(matadors + 1):
-        weight = _choose(n_both, j) * _choose(n_matador, matadors - j) * _choose(n_both - j + n_fool, fools)
+        weight = binomial(n_both, j) * binomial(n_matador, matadors - j) * binomial(n_both - j + n_fool, fools)
         if draw < weight:
             break
         draw -= weight
-    while _choose(n_both, j) * _choose(n_matador, matadors - j) * _choose(n_both - j + n_fool, fools) == 0.0:
+    while binomial(n_both, j) * binomial(n_matador, matadors - j) * binomial(n_both - j + n_fool, fools) == 0.0:
         j -= 1  # rounding at the last step: fall back to a possible split
     at = _take(state, both, n_both, j, order, 0)
     at = _take(state, matador_only, n_matador, matadors - j, order, at)
