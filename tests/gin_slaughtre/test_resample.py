@@ -420,6 +420,29 @@ def _seven_cards(record: np.record, seat: int) -> list[int]:
     return np.flatnonzero((location == LOC_HAND + seat) | (location == LOC_UP + seat)).tolist()
 
 
+def _step_twins(first, twin, actions: list[int], seat: int) -> bool:
+    """Play ``actions`` in ``first`` and the matching actions in ``twin`` (an arrangement choosing, from the twin's
+    seven cards, the upcards it chose in ``first``); False as soon as ``seat`` sees the two differently before a
+    step or an action is not legal in the twin."""
+    for action in actions:
+        if not harness.same_view(first, twin, seat):
+            return False
+        mine, theirs = first.unwrapped.state_record, twin.unwrapped.state_record
+        twin_action = action
+        if mine.phase == PHASE_ARRANGE:
+            player = int(mine.current_player)
+            order = sorted(_seven_cards(mine, player))
+            upcards = [order[int(i)] for i in ARRANGEMENTS[action]]
+            if not set(upcards) <= set(_seven_cards(theirs, player)):
+                return False
+            twin_action = arrangement_action(_seven_cards(theirs, player), upcards)
+        if not twin.unwrapped._mask[twin_action]:
+            return False
+        first.step(action)
+        twin.step(twin_action)
+    return True
+
+
 def _replayed_twin(record: np.record, actions: list[int], seed: int, params: dict, seat: int,
                    rng: np.random.Generator) -> np.record | None:
     """A record ``seat`` cannot tell from ``record``: the same game dealt again with the cards ``seat`` has not seen
@@ -440,22 +463,8 @@ def _replayed_twin(record: np.record, actions: list[int], seed: int, params: dic
         deck[position] = card
     twin = cardenvs.env(ENV_ID, **params)
     twin.reset(seed=seed, options={"deal": {"dealer": dealer, "deck": deck}})
-    for action in actions:
-        if not harness.same_view(first, twin, seat):
-            return None
-        mine, theirs = first.unwrapped.state_record, twin.unwrapped.state_record
-        twin_action = action
-        if mine.phase == PHASE_ARRANGE:
-            player = int(mine.current_player)
-            order = sorted(_seven_cards(mine, player))
-            upcards = [order[int(i)] for i in ARRANGEMENTS[action]]
-            if not set(upcards) <= set(_seven_cards(theirs, player)):
-                return None
-            twin_action = arrangement_action(_seven_cards(theirs, player), upcards)
-        if not twin.unwrapped._mask[twin_action]:
-            return None
-        first.step(action)
-        twin.step(twin_action)
+    if not _step_twins(first, twin, actions, seat):
+        return None
     if not harness.same_view(first, twin, seat) or _placement(twin.unwrapped.state_record) == _placement(record):
         return None
     return harness.record_copy(twin.unwrapped.state_record)
@@ -741,22 +750,8 @@ def _replayed_deal(params: dict, deal: dict, other_deal: dict, actions: list[int
     first, twin = cardenvs.env(ENV_ID, **params), cardenvs.env(ENV_ID, **params)
     first.reset(seed=0, options={"deal": deal})
     twin.reset(seed=0, options={"deal": other_deal})
-    for action in actions:
-        if not harness.same_view(first, twin, seat):
-            return None
-        mine, theirs = first.unwrapped.state_record, twin.unwrapped.state_record
-        twin_action = action
-        if mine.phase == PHASE_ARRANGE:
-            player = int(mine.current_player)
-            order = sorted(_seven_cards(mine, player))
-            upcards = [order[int(i)] for i in ARRANGEMENTS[action]]
-            if not set(upcards) <= set(_seven_cards(theirs, player)):
-                return None
-            twin_action = arrangement_action(_seven_cards(theirs, player), upcards)
-        if not twin.unwrapped._mask[twin_action]:
-            return None
-        first.step(action)
-        twin.step(twin_action)
+    if not _step_twins(first, twin, actions, seat):
+        return None
     return harness.record_copy(twin.unwrapped.state_record) if harness.same_view(first, twin, seat) else None
 
 

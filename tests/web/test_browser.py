@@ -14,7 +14,6 @@ import os
 import random
 import re
 import shutil
-import socket
 import threading
 import time
 from pathlib import Path
@@ -45,6 +44,7 @@ from cardenvs.web.app import DEFAULT_CHECKPOINTS, SESSION_COOKIE, create_app  # 
 from cardenvs.web.server import server_config  # noqa: E402
 from cardenvs.web.tables import table_games  # noqa: E402
 from cardenvs.web.words import action_namer, card_symbols, outcome  # noqa: E402
+from tests.web.web_helpers import free_port  # noqa: E402
 
 GOLDEN = Path(__file__).resolve().parents[1] / "golden"
 #: the flags that keep Chromium from reaching for the network on a closed machine
@@ -57,16 +57,10 @@ SERVER_START_SECONDS = 20
 PAGE_TIMEOUT_MS = 180_000
 
 
-def _free_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return probe.getsockname()[1]
-
-
 @pytest.fixture(scope="module")
 def server():
     app = create_app(DEFAULT_CHECKPOINTS)
-    port = _free_port()
+    port = free_port()
     server = uvicorn.Server(server_config(app, host="127.0.0.1", port=port))
     thread = threading.Thread(target=server.run, daemon=True)
     thread.start()

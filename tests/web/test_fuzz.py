@@ -40,7 +40,7 @@ from cardenvs.web.app import MAX_UPLOAD_BYTES, SESSION_COOKIE, create_app  # noq
 from cardenvs.web.server import server_config  # noqa: E402
 from cardenvs.web.tables import BUILT_IN_AGENTS, SERVER_BYTES_KEPT, table_games  # noqa: E402
 from cardenvs.web.thinking import Thinkers  # noqa: E402
-from tests.web.web_helpers import IDLE_SECONDS, page_token  # noqa: E402
+from tests.web.web_helpers import IDLE_SECONDS, free_port, page_token  # noqa: E402
 
 resource = pytest.importorskip("resource", reason="the memory bound is read with the Unix resource module")
 
@@ -106,12 +106,6 @@ ODD_REQUESTS = (
 )
 
 
-def _free_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return probe.getsockname()[1]
-
-
 @pytest.fixture(scope="module")
 def server():
     """The app behind uvicorn in a thread, with the slow agent offered and a short body budget; the app and its
@@ -119,7 +113,7 @@ def server():
     patch = pytest.MonkeyPatch()
     patch.setattr(web_app, "BODY_SECONDS", BODY_SECONDS)
     app = create_app(checkpoints=None, offered=(*BUILT_IN_AGENTS, SLOW_AGENT), thinkers=Thinkers(2))
-    port = _free_port()
+    port = free_port()
     # log_config=None: uvicorn's loggers reach the root logger, where the tests capture them
     server = uvicorn.Server(server_config(app, host="127.0.0.1", port=port, log_config=None))
     thread = threading.Thread(target=server.run, daemon=True)
@@ -547,7 +541,7 @@ def _children(pid: int) -> set[int]:
 
 @pytest.mark.skipif(not Path("/proc").is_dir(), reason="the worker processes are found through Linux's /proc")
 def test_a_server_shut_down_while_its_tables_think_stops_them_and_ends(tmp_path):
-    port = _free_port()
+    port = free_port()
     command = [sys.executable, "-c", "import sys; from cardenvs.cli import main; sys.exit(main())", "serve",
                "--port", str(port), "--checkpoints", str(tmp_path)]
     server = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, env={**os.environ})

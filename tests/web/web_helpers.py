@@ -4,6 +4,7 @@ the game's decision count, and waiting for a table's agents to finish their run.
 from __future__ import annotations
 
 import re
+import socket
 import time
 import warnings
 
@@ -15,6 +16,13 @@ from cardenvs.web.app import SESSION_COOKIE
 
 #: seconds a table's agents may take for one run in a test (generous: a busy machine, a first compilation)
 IDLE_SECONDS = 600
+
+
+def free_port() -> int:
+    """A loopback port that nothing listens on now (for a test's own server)."""
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return probe.getsockname()[1]
 
 
 def page_token(page: str) -> str:
