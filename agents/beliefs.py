@@ -68,7 +68,7 @@ Use::
 from __future__ import annotations
 
 import math
-from collections.abc import Callable
+from collections.abc import Callable, Collection
 from typing import Any
 
 import numpy as np
@@ -435,6 +435,9 @@ class Belief:
         ess_fraction: rejuvenate when the effective sample size falls below this share of the particles (0:
             only when no particle is left).
         pool_factor: fresh states drawn per particle at a rejuvenation.
+        uniform_seats: seats whose choices the model does not describe (a best response's own partner, say): every
+            legal action of theirs weighs alike, as in the resampler. The collection is read at each step, so a
+            caller may add seats after the belief starts.
 
     Raises:
         ValueError: a game without a resampler, or counts or fractions out of range.
@@ -442,7 +445,7 @@ class Belief:
 
     def __init__(self, view: SeatView, model: ActionModel, particles: int = DEFAULT_PARTICLES,
                  seed: int | None = None, ess_fraction: float = DEFAULT_ESS_FRACTION,
-                 pool_factor: int = DEFAULT_POOL_FACTOR):
+                 pool_factor: int = DEFAULT_POOL_FACTOR, uniform_seats: Collection[int] = ()):
         for name, value in (("particles", particles), ("pool_factor", pool_factor)):
             if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < 1:
                 raise ValueError(f"{name}={value!r} is not allowed; it must be a positive integer")
@@ -459,6 +462,7 @@ class Belief:
         self.observation_size = self.game.observation_layout(self.params).size
         self.ess_fraction = float(ess_fraction)
         self.pool_factor = int(pool_factor)
+        self.uniform_seats = uniform_seats
         self.size = int(particles)
         #: rejuvenations so far
         self.rejuvenations = 0
@@ -538,6 +542,9 @@ class Belief:
         else:
             observations, masks = self._observe(records, actors)
             weights = np.where(masks > 0, self.model.weights(observations, masks), 0.0)
+            if self.uniform_seats:
+                unmodelled = np.isin(actors, np.fromiter(self.uniform_seats, np.int64))
+                weights[unmodelled] = masks[unmodelled] > 0
         weights[over | ~np.isfinite(self._log_weights)] = 0.0  # a finished game or a dropped particle goes nowhere
         parents, actions = np.nonzero(weights > 0)
         candidates = records[parents]
@@ -692,11 +699,11 @@ class SeatBeliefs:
     def __len__(self) -> int:
         return len(self._beliefs)
 
-    def begin(self, key: Any, view: SeatView) -> Belief:
+    def begin(self, key: Any, view: SeatView, uniform_seats: Collection[int] = ()) -> Belief:
         """Start the belief of ``key`` at ``view`` (the game's first position for a belief of the whole game),
-        replacing any it had."""
+        replacing any it had; ``uniform_seats`` as :class:`Belief`'s."""
         belief = Belief(view, self.model, self.particles, int(self._seeds.integers(0, 2**63)), self.ess_fraction,
-                        self.pool_factor)
+                        self.pool_factor, uniform_seats)
         self._beliefs[key] = belief
         return belief
 

@@ -208,7 +208,8 @@ def belief_spec(spec: str) -> str | None:
 
 class Playouts:
     """Games played out from given states with one rollout policy at every seat, on a batched env, to the end or
-    to a depth where a network's value head estimates the rest.
+    to a depth where a network's value head estimates the rest. With ``opponent``, the seats that
+    :meth:`returns` marks play by it instead (a best response's playouts, where the target plays its own seats).
 
     Args:
         env_id: the game.
@@ -217,9 +218,11 @@ class Playouts:
         seed: seed of the rollout policy's own generator (a random policy draws from it).
         depth: decisions, the first action included, before the value estimate takes over (``0``: to the end).
         value: the value network's agent spec (a self-play ``.pt`` model), loaded only with a depth.
+        opponent: the policy of the marked seats (an agent acting on observations), or None.
     """
 
-    def __init__(self, env_id: str, params: Any, rollout: str, seed: int, depth: int = 0, value: str = "trained"):
+    def __init__(self, env_id: str, params: Any, rollout: str, seed: int, depth: int = 0, value: str = "trained",
+                 opponent: Agent | None = None):
         from cardenvs.agents.registry import make_agent
 
         self.env_id = env_id
@@ -245,6 +248,13 @@ class Playouts:
             if network is None or not hasattr(network, "value"):
                 raise ValueError(f"value={value!r} is not a self-play network with a value head (a .pt model)")
             self.value_network = network
+        if opponent is not None and opponent.reads_seat_views:
+            raise ValueError(f"a playout's opponent must act on observations, not {opponent.name!r}")
+        self.opponent = opponent
+        # an opponent that acts as the compiled rollout policy does (the rule-based agent against the rule-based
+        # rollout) needs no seats of its own: the compiled kernel plays both
+        self._opponent_is_rollout = (opponent is not None and self.compiled_rollout == "rule_based"
+                                     and getattr(opponent, "compiled_policy", None) is self.policy.compiled_policy)
         self._venv = None
         self._seating = np.zeros(self.num_players, np.int64)
 
@@ -254,10 +264,14 @@ class Playouts:
             self._venv.reset(seed=0)
         return self._venv
 
-    def returns(self, records: np.ndarray, first_actions: np.ndarray) -> np.ndarray:
+    def returns(self, records: np.ndarray, first_actions: np.ndarray, opposed: np.ndarray | None = None) -> np.ndarray:
         """Each seat's return from ``records`` on, float64 ``[R, P]``: ``first_actions[r]`` is played in record
-        ``r``, then the rollout policy plays every seat to the end of the game."""
-        if self.compiled_rollout is not None:
+        ``r``, then the rollout policy plays every seat to the end of the game, but the seats ``opposed[r]`` marks
+        (bool ``[R, P]``), which the opponent plays."""
+        if opposed is not None and self.opponent is None:
+            raise ValueError("these playouts have no opponent to play the marked seats")
+        mixed = opposed is not None and bool(opposed.any()) and not self._opponent_is_rollout
+        if self.compiled_rollout is not None and not mixed:
             played = records.copy()
             totals = compiled_playouts(played, first_actions, self.num_actions, self.compiled_rollout,
                                        self.observation_size, self.depth - 1)
@@ -275,6 +289,11 @@ class Playouts:
         actions = np.zeros(venv.num_envs, np.int64)
         actions[rows] = first_actions
         totals = np.zeros((venv.num_envs, self.num_players))
+        agents, seating = [self.policy], self._seating
+        if mixed:
+            agents = [self.policy, self.opponent]
+            seating = np.full((venv.num_envs, self.num_players), -1, np.int64)
+            seating[rows] = opposed
         taken = 0
         while active.any():
             _, _, _, rewards, terminated, truncated = venv.step(actions, active=active)
@@ -285,8 +304,8 @@ class Playouts:
                 totals[active] += self._values(venv, venv.num_envs)[active]
                 break
             if active.any():
-                act_on_rows([self.policy], self._seating, venv.observations, venv.action_masks,
-                            venv.current_players, actions, rows=active)
+                act_on_rows(agents, seating, venv.observations, venv.action_masks, venv.current_players, actions,
+                            rows=active)
         return totals[rows]
 
     def _values(self, venv: Any, count: int) -> np.ndarray:
@@ -355,8 +374,13 @@ class _SearchAgent(Agent):
                 layout = view.game.observation_layout(view.params)
                 self._model = beliefs.action_model(self._model_spec, self.env_id, layout)
             self._beliefs = beliefs.SeatBeliefs(self._model, self.options.particles, self._belief_seed)
-        self._beliefs.begin((game, view.seat), view)
+        self._beliefs.begin((game, view.seat), view, self.unmodelled_seats(game))
         self._seats.setdefault(game, set()).add(view.seat)
+
+    def unmodelled_seats(self, game: Hashable) -> set[int]:
+        """The seats of ``game`` whose choices the belief's model does not describe (their legal actions weigh
+        alike): none here; a best response's own seats (:mod:`cardenvs.agents.best_response`)."""
+        return set()
 
     def observe_game(self, game: Hashable, view: SeatView, own_action: int | None = None) -> None:
         if not self.follows_games:
@@ -451,8 +475,8 @@ class PIMCAgent(_SearchAgent):
             searched.append((index, view.seat, legal))
         if not searched:
             return chosen
-        playouts = self.playouts(views[0].params)
-        returns = playouts.returns(np.concatenate(records), np.concatenate(first))
+        returns = self.playout_returns([views[index] for index, _, _ in searched], [len(part) for part in records],
+                                       np.concatenate(records), np.concatenate(first))
         start = 0
         for index, seat, legal in searched:
             # this view's playouts, draw-major: [draw, legal action, playout]
@@ -461,6 +485,20 @@ class PIMCAgent(_SearchAgent):
             chosen[index] = legal[int(np.argmax(value.mean(axis=(0, 2))))]
             start += size
         return chosen
+
+
+    def playout_returns(self, views: Sequence[SeatView], counts: Sequence[int], records: np.ndarray,
+                        first_actions: np.ndarray) -> np.ndarray:
+        """Each seat's return of the playouts of the searched ``views``, float64 ``[R, P]``: ``counts[i]`` records
+        of ``records`` (in order) are the states of ``views[i]``, each played out after its first action.
+
+        Args:
+            views: the views searched.
+            counts: playouts of each view.
+            records: the playouts' states.
+            first_actions: the first action of each.
+        """
+        return self.playouts(views[0].params).returns(records, first_actions)
 
 
 class TreeNode:
@@ -498,12 +536,15 @@ class SearchTrees:
     Args:
         seat: the searching seat (the seat to act at the decision).
         trees: one root per seat, ``trees[seat]`` the searching seat's.
+        opposed: bool ``[P]``, the seats the playouts' opponent plays, by its policy rather than by a tree (a best
+            response's target, :mod:`cardenvs.agents.best_response`); None: every seat searches.
         low: the lowest return of any seat seen so far.
         high: the highest.
     """
 
     seat: int
     trees: list[TreeNode]
+    opposed: np.ndarray | None = None
     low: float = math.inf
     high: float = -math.inf
 
@@ -560,12 +601,18 @@ class ISMCTSAgent(_SearchAgent):
         playouts = self.playouts(views[0].params)
         public = self.public_actions(views[0].params)
         for index in searched:
-            searches[index] = SearchTrees(views[index].seat, [TreeNode() for _ in range(playouts.num_players)])
+            searches[index] = SearchTrees(views[index].seat, [TreeNode() for _ in range(playouts.num_players)],
+                                          self.opposed_seats(views[index], playouts.num_players))
         active = [searches[index] for index in searched]
         for _ in range(self.options.iterations):
             draws = self.draw_states([views[index] for index in searched], 1)
             self._iterate(playouts, _reseeded(draws, self.rng), active, public)
         return searches
+
+    def opposed_seats(self, view: SeatView, num_players: int) -> np.ndarray | None:
+        """The seats of ``view``'s game that the playouts' opponent plays (bool ``[P]``): none here, every seat
+        searches; a best response's target seats (:mod:`cardenvs.agents.best_response`)."""
+        return None
 
     def public_actions(self, params: Any) -> list[int]:
         """What the other seats see of each action, a number per action: equal numbers for actions they cannot
@@ -601,11 +648,16 @@ class ISMCTSAgent(_SearchAgent):
         totals = np.zeros((len(rows), playouts.num_players))
         actions = np.zeros(venv.num_envs, np.int64)
         leaves, leaf_actions = [], []
+        opposed = [search.opposed for search in searches]
         while active.any():
             deciding = np.flatnonzero(active)
             movers = venv.current_players.tolist()
+            fixed = self._opponent_actions(playouts, venv, deciding, movers, opposed)
             for row, legal in zip(deciding.tolist(), _legal_lists(venv.action_masks[deciding]), strict=True):
                 seat = movers[row]
+                if row in fixed:  # a seat the opponent plays: by its policy, in no tree
+                    actions[row] = fixed[row]
+                    continue
                 node = at[row][seat]
                 action, expanded = self._select(node, legal, searches[row])
                 paths[row].append((seat, node, action))
@@ -627,17 +679,32 @@ class ISMCTSAgent(_SearchAgent):
                 self._advance(at[row], searches[row].seat, movers[row], taken[row], observed, public)
         if leaves:
             leaves = np.array(leaves, np.int64)
-            totals[leaves] += self._leaf_returns(playouts, venv.state_array(leaves), np.array(leaf_actions, np.int64))
+            leaf_opposed = None if opposed[0] is None else np.stack([opposed[row] for row in leaves.tolist()])
+            totals[leaves] += self._leaf_returns(playouts, venv.state_array(leaves), np.array(leaf_actions, np.int64),
+                                                 leaf_opposed)
         self._backpropagate(paths, totals, searches)
 
-    def _leaf_returns(self, playouts: Playouts, records: np.ndarray, first_actions: np.ndarray) -> np.ndarray:
+    @staticmethod
+    def _opponent_actions(playouts: Playouts, venv: Any, deciding: np.ndarray, movers: list[int],
+                          opposed: list[np.ndarray | None]) -> dict[int, int]:
+        """The opponent's actions at the rows of ``deciding`` where one of its seats is to act, by row."""
+        rows = [row for row in deciding.tolist() if opposed[row] is not None and opposed[row][movers[row]]]
+        if not rows:
+            return {}
+        chosen = playouts.opponent.act_batch(venv.observations[rows], venv.action_masks[rows])
+        return dict(zip(rows, np.asarray(chosen).tolist(), strict=True))
+
+    def _leaf_returns(self, playouts: Playouts, records: np.ndarray, first_actions: np.ndarray,
+                      opposed: np.ndarray | None = None) -> np.ndarray:
         """Each seat's mean return over ``rollouts`` playouts from each record, its first action given, float64
-        ``[R, P]``; the copies of a record are reseeded, so that each draws its own chance."""
+        ``[R, P]``; the copies of a record are reseeded, so that each draws its own chance. ``opposed`` (bool
+        ``[R, P]``) marks the seats the opponent plays."""
         rollouts = self.options.rollouts
         if rollouts == 1:
-            return playouts.returns(records, first_actions)
+            return playouts.returns(records, first_actions, opposed)
         copies = _reseeded(np.repeat(records, rollouts), self.rng)
-        returns = playouts.returns(copies, np.repeat(first_actions, rollouts))
+        returns = playouts.returns(copies, np.repeat(first_actions, rollouts),
+                                   None if opposed is None else np.repeat(opposed, rollouts, axis=0))
         return returns.reshape(len(records), rollouts, -1).mean(axis=1)
 
     @staticmethod

@@ -58,6 +58,10 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                              "against slow agents)")
     parser.add_argument("--exploit-curve-games", type=positive_int_argument, default=exploit.DEFAULT_CURVE_GAMES,
                         help="games of each learning-curve point")
+    parser.add_argument("--exploit-search", choices=(*exploit.SEARCH_KINDS, exploit.NO_SEARCH), default=None,
+                        help="each agent's search best response (default: pimc where the game has a resampler)")
+    parser.add_argument("--exploit-search-games", type=positive_int_argument, default=exploit.DEFAULT_SEARCH_GAMES,
+                        help="games of each search best response's match")
     parser.add_argument("--results", type=Path, default=None, metavar="DIR",
                         help="the folder of the matches, best responses and JSON, with one game only (default: "
                              "runs/leaderboard/GAME)")
@@ -88,7 +92,8 @@ def run(args: argparse.Namespace) -> int:
                     exploit_games=args.exploit_games, results_dir=args.results, exploit=args.exploit_minutes > 0,
                     progress=args.progress, exploit_agents=args.exploit_agents,
                     exploit_settings={"curve_points": args.exploit_curve_points,
-                                      "curve_games": args.exploit_curve_games},
+                                      "curve_games": args.exploit_curve_games, "search": args.exploit_search,
+                                      "search_games": args.exploit_search_games},
                     measure=exploit.leaderboard_exploitability))
             print(boards[-1].table() + "\n", flush=True)
     except ImportError as error:

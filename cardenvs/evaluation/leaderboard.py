@@ -30,7 +30,7 @@ import numpy as np
 import cardenvs
 from cardenvs.agents.base import Agent
 from cardenvs.core.rng import checked_seed
-from cardenvs.evaluation.tournament import agent_rewards, plus_minus
+from cardenvs.evaluation.tournament import agent_rewards, duplicate_mean_ci, plus_minus, two_sided_zero_sum
 
 #: where a leaderboard keeps its matches, BR runs and JSON: ``runs/leaderboard/<env_id>``
 RESULTS_DIR = Path("runs") / "leaderboard"
@@ -47,6 +47,25 @@ DEFAULT_EXPLOIT_MINUTES = 10.0
 JSON_NAME, MATCHES_DIR, EXPLOIT_DIR = "leaderboard.json", "matches", "exploit"
 #: the figure: width per game panel and height, in inches
 PANEL_WIDTH, PANEL_HEIGHT, DPI = 5.0, 4.0, 120
+
+
+#: the trained responders of an exploitability row, as ``cardenvs.training.exploit`` names them
+RESPONDERS = ("learned BR", "search BR")
+#: the responder of an exploitability of 0: the agent itself is a response that gains 0
+NO_RESPONDER = "the agent itself"
+
+
+def strongest_response(gains: dict[str, tuple[float, float]]) -> tuple[str, float, float]:
+    """The responder with the largest gain, its gain and the gain's CI95; ``(NO_RESPONDER, 0, 0)`` where none
+    gains more than 0: what an agent's exploitability is, a lower bound at least as high as every gain known.
+
+    Args:
+        gains: responder -> (gain, CI95) against one agent.
+    """
+    best = max(gains, key=lambda name: gains[name][0], default=None)
+    if best is None or not gains[best][0] > 0:
+        return NO_RESPONDER, 0.0, 0.0
+    return best, float(gains[best][0]), float(gains[best][1])
 
 
 class ExploitabilityMeasure(Protocol):
@@ -158,18 +177,21 @@ class Leaderboard:
 
     def table(self) -> str:
         """The leaderboard as markdown: one row per agent, then the head-to-head margins."""
-        budget = f"BR of {self.exploit_minutes:g} min from the shipped trained network, {self.exploit_games} games"
+        budget = (f"the largest gain of a learned BR ({self.exploit_minutes:g} min from the shipped trained network, "
+                  f"{self.exploit_games} games), a search BR and every other agent of the round robin, or 0")
         lines = [f"{self.env_id}: round robin of {self.games} games per match (seed {self.seed}); "
                  f"exploitability: {budget}", "",
-                 "| agent | rating (μ ± σ) | mean reward vs the others ± CI95 | exploitability ± CI95 | "
-                 "BR margin ± CI95 |", "|---|---|---|---|---|"]
+                 "| agent | rating (μ ± σ) | mean reward vs the others ± CI95 | exploitability ± CI95 | by | "
+                 "learned BR gain | search BR gain |", "|---|---|---|---|---|---|---|"]
         for spec in self.ranking():
             mu, sigma = self.ratings[spec]
             found = self.exploitability.get(spec)
-            gain = plus_minus(found["gain"], found["gain_ci95"]) if found else "—"
-            margin = plus_minus(found["margin"], found["margin_ci95"]) if found else "—"
-            lines.append(f"| {spec} | {mu:.1f} ± {sigma:.1f} | {plus_minus(*self.mean_reward[spec])} | {gain} | "
-                         f"{margin} |")
+            gains = (found or {}).get("gains", {})
+            cells = [plus_minus(found["gain"], found["gain_ci95"]), found.get("responder", "learned BR")] if found \
+                else ["—", "—"]
+            cells += [plus_minus(*gains[name]) if name in gains else "—" for name in RESPONDERS]
+            lines.append(f"| {spec} | {mu:.1f} ± {sigma:.1f} | {plus_minus(*self.mean_reward[spec])} | "
+                         + " | ".join(cells) + " |")
         ranking = self.ranking()
         lines += ["", "head to head, row minus column (mean reward per game ± CI95):", "",
                   "| | " + " | ".join(ranking) + " |", "|---" * (len(ranking) + 1) + "|"]
@@ -285,9 +307,59 @@ def run_leaderboard(env_id: str, agents: Sequence[str] | None = None, games: int
             env_id, spec, folder / EXPLOIT_DIR / agent_key(spec), minutes=exploit_minutes, games=exploit_games,
             seed=seed, train=exploit and spec in exploit_agents, settings=exploit_settings)
         for spec in agents}
+    for spec, found in board.exploitability.items():
+        if found is not None:
+            pool = pool_gains(env_id, spec, agents, games, seed, folder / MATCHES_DIR, progress)
+            found["gains"] = {**found.get("gains", {}), **{f"pool: {other}": gain for other, gain in pool.items()}}
+            found["responder"], found["gain"], found["gain_ci95"] = strongest_response(
+                {name: tuple(gain) for name, gain in found["gains"].items()})
     folder.mkdir(parents=True, exist_ok=True)
     board.save(folder / JSON_NAME)
     return board
+
+
+def pool_gains(env_id: str, spec: str, agents: Sequence[str], games: int, seed: int, folder: Path,
+               progress: bool = False) -> dict[str, list[float]]:
+    """What every other agent of the round robin gains against ``spec``, with its CI95: its mean reward in their
+    match minus ``spec``'s own result in the same seats of the same deals (docs/exploitability.md's gain).
+
+    In a game of two zero-sum sides that is half the head-to-head margin; otherwise ``spec``'s own games on the
+    round robin's deals are played (``spec`` in every seat; kept as ``own--SPEC.jsonl`` beside the matches).
+
+    Args:
+        env_id: the game.
+        spec: the agent answered.
+        agents: the round robin's agents.
+        games: games per match.
+        seed: the matches' seed.
+        folder: the matches' folder.
+        progress: show the own games' progress bar.
+    """
+    from cardenvs.evaluation import run_tournament
+
+    matches = {}
+    for other in agents:
+        if other == spec:
+            continue
+        first, second = (other, spec) if agents.index(other) < agents.index(spec) else (spec, other)
+        records = game_records(folder / f"{agent_key(first)}--{agent_key(second)}.jsonl")
+        matches[other] = (records, 0 if first == other else 1)
+    found: dict[str, list[float]] = {}
+    two_sided = all(two_sided_zero_sum(records) for records, _ in matches.values())
+    own = None
+    if not two_sided:
+        path = folder / f"own--{agent_key(spec)}.jsonl"
+        run_tournament(env_id, [spec, spec], games, seed=seed, progress=progress, results_path=path)
+        own = agent_rewards(game_records(path), 2)
+    for other, (records, slot) in matches.items():
+        rewards = agent_rewards(records, 2)
+        if own is None:  # two zero-sum sides: the agent's own result in either side averages 0 over a deal set
+            difference = (rewards[:, slot] - rewards[:, 1 - slot]) / 2
+        else:
+            difference = rewards[:, slot] - own[: len(records), slot]
+        means, cis = duplicate_mean_ci(difference[:, None], np.array([record["deal"] for record in records]))
+        found[other] = [float(means[0]), float(cis[0])]
+    return found
 
 
 def saved_leaderboard(env_id: str, results_dir: str | Path | None = None) -> Leaderboard:

@@ -113,6 +113,8 @@ RESULT_FIELDS = {
 }
 #: the two-sided 95% quantile of the normal distribution
 Z_95 = NormalDist().inv_cdf(0.975)
+#: a zero-sum check's tolerance on float32 rewards
+ZERO_SUM_TOLERANCE = 1e-5
 # Hex digits of the argument hash in a default results file name.
 _HASH_DIGITS = 16
 # Kept apart from the deal seeds so that agents' own generators never repeat the games' chance.
@@ -331,6 +333,18 @@ def agent_rewards(records: Sequence[dict[str, Any]], num_agents: int) -> np.ndar
             raise ValueError(f"agent {k} holds no seat in game {game}")
         rewards[:, k] = (returns * held).sum(axis=1) / counts
     return rewards
+
+
+def two_sided_zero_sum(records: Sequence[dict[str, Any]]) -> bool:
+    """Whether every game of a two-agent match gave all seats of an agent one reward, the two adding up to 0."""
+    for record in records:
+        seats, rewards = np.asarray(record["seats"]), np.asarray(record["rewards"], np.float64)
+        first, second = rewards[seats == 0], rewards[seats == 1]
+        if np.ptp(first) > ZERO_SUM_TOLERANCE or np.ptp(second) > ZERO_SUM_TOLERANCE:
+            return False
+        if abs(first[0] + second[0]) > ZERO_SUM_TOLERANCE:
+            return False
+    return True
 
 
 def duplicate_mean_ci(values: np.ndarray, deals: np.ndarray) -> tuple[np.ndarray, np.ndarray]:

@@ -1,0 +1,253 @@
+"""A search best response: Perfect-Information Monte Carlo that knows the agent it answers.
+
+What an agent loses to is best found by a search that knows how the agent plays. This is the idea of ISMCTS-BR
+(Timbers et al., "Approximate exploitability: learning a best response", IJCAI 2022) on the flat search of
+:class:`~cardenvs.agents.search.PIMCAgent`. :class:`SearchBestResponse` plays the seats of one side of the
+table against a fixed *target* agent, which plays the others. At each of its decisions it draws
+``determinizations`` states and plays every legal action out ``rollouts`` times, like ``pimc``, with two changes:
+
+- **in the playouts the target's seats play by the target** (its own policy, acting on each seat's observation
+  in the playout). The best response's own seats, its partner's included, play the rollout policy. So a move is
+  valued by what it wins against this agent, not against a stand-in;
+- **the states come from a belief weighted by the target's own play** (:class:`cardenvs.agents.beliefs.Belief`).
+  At each decision of a target seat, a deal weighs as much as the target's probability of the choice seen there,
+  on the observation that seat had in the deal. The best response's partner's choices weigh every legal action
+  alike, as the resampler does: the best response does not model its own side.
+
+The target's action probabilities (:func:`target_model`) come from the agent itself: a self-play network sampling
+its actions gives its softmax; a deterministic agent (the rule-based agent, a network taking its most probable
+action, an RLlib module) gives probability 1 to its choice, mixed with ``smoothing`` of the uniform choice so that
+a particle that disagrees with it once is not lost for good (the belief rejuvenates from the rest). A target that
+searches (``pimc``, ``ismcts``) has no probabilities to read and is far too slow to run inside playouts: the
+best response then draws from the resampler, and the target's seats play the target's own rollout policy in the
+playouts (what the target assumes of every seat). Beliefs and playouts read the true state only through the
+resampler (``SeatView.resample``), as every search agent does.
+
+The agent follows its games (:attr:`~cardenvs.agents.base.Agent.follows_games`): the front end tells it every
+step (:mod:`cardenvs.agents.base`), and from the seats it is told about it knows which seats are its own in each
+game; every other seat is the target's. A tournament of the two (``run_tournament(env_id, [best_response,
+target], ...)``) seats it so; ``cardenvs exploit`` plays that match (docs/exploitability.md).
+
+The budget is ``pimc``'s options (:class:`~cardenvs.agents.search.PIMCOptions`, the game's ``search_defaults``
+where a spec leaves them out), so the best response is the ``pimc`` agent of the same budget with knowledge of its
+target added, and its gain can be compared with ``pimc``'s.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Hashable, Sequence
+from typing import Any
+
+import numpy as np
+
+import cardenvs
+from cardenvs.agents import beliefs
+from cardenvs.agents.base import Agent, RandomAgent, SeatView
+from cardenvs.agents.search import (
+    NETWORK_OPTIONS,
+    ISMCTSAgent,
+    ISMCTSOptions,
+    PIMCAgent,
+    PIMCOptions,
+    Playouts,
+    _records,
+    parse_options,
+)
+
+#: the agent's name in tables and matches
+NAME = "search_best_response"
+#: the searches a best response can run
+SEARCH_KINDS = ("pimc", "ismcts")
+#: the weight of the uniform choice mixed into a deterministic target's choice (as for a rule-based belief model)
+DEFAULT_SMOOTHING = beliefs.RULE_BASED_SMOOTHING
+
+
+def target_model(target: Agent, smoothing: float = DEFAULT_SMOOTHING) -> beliefs.ActionModel | None:
+    """The action model of ``target`` for a belief: how likely each of its legal actions is, as it plays.
+
+    Args:
+        target: the agent answered.
+        smoothing: the weight of the uniform choice mixed into a deterministic target's choice.
+
+    Returns:
+        The model, or None for a target that searches (it gives no probabilities; the belief is the resampler's).
+    """
+    if target.reads_seat_views:
+        return None
+    if isinstance(target, RandomAgent):
+        return beliefs.PolicyModel(beliefs._uniform_probabilities, target.name)
+    if callable(getattr(target, "action_probabilities", None)):
+        return beliefs.PolicyModel(target.action_probabilities, target.name)
+    network = getattr(target, "network", None)
+    if network is not None and hasattr(network, "policy_logits") and not getattr(target, "deterministic", True):
+        return beliefs.PolicyModel(beliefs._network_probabilities(network), target.name)
+    return beliefs.PolicyModel(beliefs._chosen_action_probabilities(target), target.name, smoothing)
+
+
+def playout_opponent(target: Agent, env_id: str, params: Any, seed: int) -> Agent:
+    """The policy that plays the target's seats in playouts: the target itself, or, for a target that searches,
+    its own rollout policy.
+
+    Args:
+        target: the agent answered.
+        env_id: the game.
+        params: its parameters.
+        seed: seed of the rollout policy's generator, where one is made.
+    """
+    if not target.reads_seat_views:
+        return target
+    from cardenvs.agents.registry import make_agent
+
+    rollout = getattr(getattr(target, "options", None), "rollout", "random")
+    return make_agent(rollout, env_id, cardenvs.get_game(env_id).observation_layout(params), seed)
+
+
+class _AnswersTarget:
+    """What both search best responses add to their search agent (module docstring): the target's seats in
+    playouts, the belief weighted by the target, and the seats of each game the agent holds.
+
+    Args:
+        env_id: the game.
+        target: the agent answered: the policy of the target's seats in playouts, and the belief's model.
+        options: the search's options (``belief`` is ignored: the belief is the target's).
+        seed: seed of the agent's generator.
+        smoothing: the weight of the uniform choice mixed into a deterministic target's choice in the belief.
+    """
+
+    def __init__(self, env_id: str, target: Agent, options: PIMCOptions | ISMCTSOptions, seed: int | None = None,
+                 smoothing: float = DEFAULT_SMOOTHING):
+        model = target_model(target, smoothing)
+        belief = beliefs.UNIFORM if model is None else f"policy:{target.name}"
+        super().__init__(env_id, dataclasses.replace(options, belief=belief), seed, model)
+        self.target = target
+        #: the agent always follows its games: its seats in each game tell it which seats are the target's
+        self.follows_games = True
+        self._own: dict[Hashable, set[int]] = {}
+
+    @property
+    def keeps_beliefs(self) -> bool:
+        """Whether the states come from a belief weighted by the target (False: from the resampler)."""
+        return self._model is not None
+
+    def begin_game(self, game: Hashable, view: SeatView) -> None:
+        self._own.setdefault(game, set()).add(view.seat)
+        if self.keeps_beliefs:
+            super().begin_game(game, view)
+
+    def observe_game(self, game: Hashable, view: SeatView, own_action: int | None = None) -> None:
+        if game not in self._own or view.seat not in self._own[game]:
+            raise ValueError(f"{self.name} was told a step of game {game!r} at seat {view.seat} before the game's "
+                             f"start (begin_game)")
+        if self.keeps_beliefs:
+            super().observe_game(game, view, own_action)
+
+    def end_game(self, game: Hashable) -> None:
+        self._own.pop(game, None)
+        super().end_game(game)
+
+    def unmodelled_seats(self, game: Hashable) -> set[int]:
+        """The best response's own seats in ``game`` (the set grows as the front end tells each seat)."""
+        return self._own.setdefault(game, set())
+
+    def opposed_seats(self, view: SeatView, num_players: int) -> np.ndarray:
+        """The target's seats in ``view``'s game, bool ``[P]``: every seat but the best response's own."""
+        opposed = np.ones(num_players, np.bool_)
+        opposed[sorted(self._own[view.game_key])] = False
+        return opposed
+
+    def check_views(self, views: Sequence[SeatView]) -> None:
+        """Refuse a view of a game the agent was not told about: it would not know which seats are the target's.
+
+        Raises:
+            ValueError: a view without a game key, or of a game and seat that never began.
+        """
+        for view in views:
+            if view.game_key not in self._own or view.seat not in self._own[view.game_key]:
+                raise ValueError(f"{self.name} must be told every game it plays from its start (it learns its "
+                                 f"seats from begin_game); this front end does not follow games (the tournament "
+                                 f"does)")
+        if self.keeps_beliefs:
+            super().check_views(views)
+
+    def draw_states(self, views: Sequence[SeatView], count: int) -> np.ndarray:
+        if self.keeps_beliefs:
+            return super().draw_states(views, count)
+        self.check_views(views)
+        return _records([view.resample(self.rng) for view in views for _ in range(count)])
+
+    def playouts(self, params: Any) -> Playouts:
+        """The playouts of the game with ``params``, the target (or its stand-in) playing the target's seats."""
+        if self._playouts is None or self._playouts.params != params:
+            opponent = playout_opponent(self.target, self.env_id, params, self._rollout_seed)
+            self._playouts = Playouts(self.env_id, params, self.options.rollout, self._rollout_seed,
+                                      self.options.depth, self.options.value, opponent)
+        return self._playouts
+
+
+class PIMCBestResponse(_AnswersTarget, PIMCAgent):
+    """``pimc`` against a known target (module docstring); arguments as :class:`_AnswersTarget`'s."""
+
+    name = f"pimc_{NAME}"
+
+    def playout_returns(self, views: Sequence[SeatView], counts: Sequence[int], records: np.ndarray,
+                        first_actions: np.ndarray) -> np.ndarray:
+        playouts = self.playouts(views[0].params)
+        opposed = np.concatenate([np.broadcast_to(self.opposed_seats(view, playouts.num_players),
+                                                  (count, playouts.num_players))
+                                  for view, count in zip(views, counts, strict=True)])
+        return playouts.returns(records, first_actions, opposed)
+
+
+class ISMCTSBestResponse(_AnswersTarget, ISMCTSAgent):
+    """``ismcts`` against a known target (module docstring): the best response's seats search in their trees, the
+    target's seats play by the target in the descents and the playouts; arguments as :class:`_AnswersTarget`'s."""
+
+    name = f"ismcts_{NAME}"
+
+
+def make_search_best_response(env_id: str, target: Agent, layout: Any, kind: str = "pimc", argument: str = "",
+                              seed: int | None = None,
+                              smoothing: float = DEFAULT_SMOOTHING) -> PIMCBestResponse | ISMCTSBestResponse:
+    """The search best response of ``kind`` to ``target`` in ``env_id``, with that search's options ``argument``
+    (``name=value,...``; those left out come from the game's ``search_defaults``, as for the search agents).
+
+    Args:
+        env_id: the game.
+        target: the agent answered.
+        layout: the env's observation layout.
+        kind: ``pimc`` or ``ismcts``.
+        argument: the search's options (:class:`~cardenvs.agents.search.PIMCOptions`,
+            :class:`~cardenvs.agents.search.ISMCTSOptions`); not ``belief``: the belief is the target's.
+        seed: seed of the agent's generator.
+        smoothing: as :class:`SearchBestResponse`'s.
+
+    Raises:
+        ValueError: a game without a resampler, bad options, or a rollout or value network that cannot be loaded.
+    """
+    from cardenvs.agents.registry import make_agent
+    from cardenvs.agents.search import _shipped_network_fits
+
+    game = cardenvs.get_game(env_id)
+    if game.resample is None:
+        raise ValueError(f"{env_id} has no hidden-card resampler, so no search best response can play it")
+    parts = [part for part in argument.split(",") if part]
+    if any(part.partition("=")[0] == "belief" for part in parts):
+        raise ValueError("a search best response's belief is weighted by its target's own play: give no belief")
+    # particles belong to the belief, which pimc's options allow only with a policy belief: parsed on their own
+    particles = [part for part in parts if part.partition("=")[0] == "particles"]
+    searched = ",".join(part for part in parts if part not in particles)
+    defaults = dict(game.search_defaults)
+    if any(name in defaults for name in NETWORK_OPTIONS) and not _shipped_network_fits(env_id, layout):
+        defaults = {name: value for name, value in defaults.items() if name not in NETWORK_OPTIONS}
+    if kind not in SEARCH_KINDS:
+        raise ValueError(f"a search best response is {' or '.join(SEARCH_KINDS)}, not {kind!r}")
+    options = parse_options(kind, searched, defaults)
+    if particles:
+        with_belief = parse_options(kind, f"belief=policy:random,{particles[-1]}")
+        options = dataclasses.replace(options, particles=with_belief.particles)
+    make_agent(options.rollout, env_id, layout)
+    if options.depth:
+        make_agent(options.value, env_id, layout)
+    agent_type = PIMCBestResponse if kind == "pimc" else ISMCTSBestResponse
+    return agent_type(env_id, target, options, seed, smoothing)
