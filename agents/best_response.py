@@ -1,14 +1,15 @@
-"""A search best response: Perfect-Information Monte Carlo that knows the agent it answers.
+"""Search best responses: ``pimc`` and ``ismcts`` that know the agent they answer.
 
 What an agent loses to is best found by a search that knows how the agent plays. This is the idea of ISMCTS-BR
-(Timbers et al., "Approximate exploitability: learning a best response", IJCAI 2022) on the flat search of
-:class:`~cardenvs.agents.search.PIMCAgent`. :class:`SearchBestResponse` plays the seats of one side of the
-table against a fixed *target* agent, which plays the others. At each of its decisions it draws
-``determinizations`` states and plays every legal action out ``rollouts`` times, like ``pimc``, with two changes:
+(Timbers et al., "Approximate exploitability: learning a best response", IJCAI 2022) on the project's two searches
+(:mod:`cardenvs.agents.search`). :class:`PIMCBestResponse` and :class:`ISMCTSBestResponse` play the seats of one
+side of the table against a fixed *target* agent, which plays the others. Each searches like its agent, with two
+changes:
 
-- **in the playouts the target's seats play by the target** (its own policy, acting on each seat's observation
-  in the playout). The best response's own seats, its partner's included, play the rollout policy. So a move is
-  valued by what it wins against this agent, not against a stand-in;
+- **in the search the target's seats play by the target** (its own policy, acting on each seat's observation in
+  the playout, and in ``ismcts``'s descents, where the target's seats have no tree). The best response's own seats,
+  its partner's included, play the rollout policy (``ismcts``: search in their trees). So a move is valued by what
+  it wins against this agent, not against a stand-in;
 - **the states come from a belief weighted by the target's own play** (:class:`cardenvs.agents.beliefs.Belief`).
   At each decision of a target seat, a deal weighs as much as the target's probability of the choice seen there,
   on the observation that seat had in the deal. The best response's partner's choices weigh every legal action
@@ -17,7 +18,9 @@ table against a fixed *target* agent, which plays the others. At each of its dec
 The target's action probabilities (:func:`target_model`) come from the agent itself: a self-play network sampling
 its actions gives its softmax; a deterministic agent (the rule-based agent, a network taking its most probable
 action, an RLlib module) gives probability 1 to its choice, mixed with ``smoothing`` of the uniform choice so that
-a particle that disagrees with it once is not lost for good (the belief rejuvenates from the rest). A target that
+a particle that disagrees with it once is not lost for good (the belief rejuvenates from the rest). In a game
+without private hands (``Game.private_hands``: Stabby Jack, where only the draw pile's order is hidden, from every
+seat alike) no play says anything about the hidden cards, so the states come from the resampler. A target that
 searches (``pimc``, ``ismcts``) has no probabilities to read and is far too slow to run inside playouts: the
 best response then draws from the resampler, and the target's seats play the target's own rollout policy in the
 playouts (what the target assumes of every seat). Beliefs and playouts read the true state only through the
@@ -28,9 +31,13 @@ step (:mod:`cardenvs.agents.base`), and from the seats it is told about it knows
 game; every other seat is the target's. A tournament of the two (``run_tournament(env_id, [best_response,
 target], ...)``) seats it so; ``cardenvs exploit`` plays that match (docs/exploitability.md).
 
-The budget is ``pimc``'s options (:class:`~cardenvs.agents.search.PIMCOptions`, the game's ``search_defaults``
-where a spec leaves them out), so the best response is the ``pimc`` agent of the same budget with knowledge of its
-target added, and its gain can be compared with ``pimc``'s.
+The budget is the search agent's options (:class:`~cardenvs.agents.search.PIMCOptions`,
+:class:`~cardenvs.agents.search.ISMCTSOptions`; the game's ``search_defaults`` where they are left out), so each
+best response is its search agent at the same budget with knowledge of its target added, and its gain can be
+compared with that agent's. ``pimc`` plays its own later decisions by the rollout policy inside its playouts, so a
+first move is valued as if the rest were played worse; ``ismcts`` searches them in its tree: on a toy game where the
+target's play is the only clue to its hand, ``ismcts`` reaches the exact best response and ``pimc`` can fall short
+(docs/exploitability.md).
 """
 
 from __future__ import annotations
@@ -117,7 +124,7 @@ class _AnswersTarget:
 
     def __init__(self, env_id: str, target: Agent, options: PIMCOptions | ISMCTSOptions, seed: int | None = None,
                  smoothing: float = DEFAULT_SMOOTHING):
-        model = target_model(target, smoothing)
+        model = target_model(target, smoothing) if cardenvs.get_game(env_id).private_hands else None
         belief = beliefs.UNIFORM if model is None else f"policy:{target.name}"
         super().__init__(env_id, dataclasses.replace(options, belief=belief), seed, model)
         self.target = target

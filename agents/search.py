@@ -61,7 +61,7 @@ import numpy as np
 
 import cardenvs
 from cardenvs.agents import beliefs
-from cardenvs.agents.base import Agent, SeatView, act_on_rows
+from cardenvs.agents.base import Agent, RandomAgent, SeatView, act_on_rows
 from cardenvs.core.playout import compiled_playouts
 from cardenvs.core.rng import SEED_LIMIT
 
@@ -251,10 +251,12 @@ class Playouts:
         if opponent is not None and opponent.reads_seat_views:
             raise ValueError(f"a playout's opponent must act on observations, not {opponent.name!r}")
         self.opponent = opponent
-        # an opponent that acts as the compiled rollout policy does (the rule-based agent against the rule-based
-        # rollout) needs no seats of its own: the compiled kernel plays both
-        self._opponent_is_rollout = (opponent is not None and self.compiled_rollout == "rule_based"
-                                     and getattr(opponent, "compiled_policy", None) is self.policy.compiled_policy)
+        # an opponent that acts as the compiled rollout policy does (random against the random rollout, the
+        # rule-based agent against the rule-based one) needs no seats of its own: the compiled kernel plays both
+        self._opponent_is_rollout = opponent is not None and (
+            (self.compiled_rollout == "random" and isinstance(opponent, RandomAgent))
+            or (self.compiled_rollout == "rule_based"
+                and getattr(opponent, "compiled_policy", None) is self.policy.compiled_policy))
         self._venv = None
         self._seating = np.zeros(self.num_players, np.int64)
 

@@ -246,6 +246,10 @@ class Game:
     #: with what it saw, the game's generator reseeded from the ``np.random.Generator`` ``rng`` (the game's
     #: ``resample.py``; its rules page's "Resampling" section says what the seat's view holds); ``None``: not yet
     resample: Callable[[Any, int, np.random.Generator], Any] | None = None
+    #: whether a seat can hold cards another seat has not seen (a hand); False where every seat sees the same table
+    #: and only an order no seat has seen is hidden (a draw pile), so that no seat's play can say anything about
+    #: the hidden cards: a belief from play is then the resampler's own draw, and a search BR does without one
+    private_hands: bool = True
     #: the search agents' options for this game where a spec leaves them out (``pimc`` alone), e.g.
     #: ``{"determinizations": 64, "rollout": "random"}``: the budgets of the strength table in docs/search.md;
     #: options one agent does not have are ignored for it

@@ -403,7 +403,7 @@ def plot_rating_vs_exploitability(boards: Sequence[Leaderboard], path: str | Pat
             axes.errorbar(found["gain"], mu, xerr=ci, yerr=sigma, fmt="o", capsize=4)
             axes.annotate(spec, (found["gain"], mu), textcoords="offset points", xytext=(6, 6))
         axes.set_title(board.env_id)
-        axes.set_xlabel(f"exploitability (BR gain, {board.exploit_minutes:g} min BR)")
+        axes.set_xlabel(f"exploitability (largest gain of any response; {board.exploit_minutes:g} min learned BR)")
         axes.set_ylabel("openskill rating μ")
         axes.grid(alpha=0.3)
     path = Path(path)

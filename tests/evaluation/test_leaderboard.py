@@ -24,7 +24,8 @@ from cardenvs.training.exploit import leaderboard_exploitability
 GAME = "slabberjan_v0"
 #: a best response small enough for a test: a few thousand decisions of 16 games, tiny matches
 TINY_BR = {"decisions": 2000, "curve_points": 1, "curve_games": 20,
-           "options": {"num_envs": 16, "torch_threads": 1, "device": "cpu"}}
+           "options": {"num_envs": 16, "torch_threads": 1, "device": "cpu"},
+           "search_options": "determinizations=2", "search_games": 8}
 
 
 @pytest.mark.parametrize("env_id", ["slabberjan_v0", "gin_slaughtre_v0", "clabber_v0", "stabby_jack_v0", "slap_v0"])
@@ -68,7 +69,9 @@ def test_each_agent_s_best_response_is_trained_once_then_reused_and_plotted(tmp_
         found = board.exploitability[spec]
         records = game_records(tmp_path / "exploit" / spec / "matches" / "final.jsonl")
         assert found["games"] == len(records) == 40 and found["decisions"] >= TINY_BR["decisions"]
-        assert found["gain_ci95"] > 0 and np.isfinite(found["gain"])
+        learned = found["gains"]["learned BR"]
+        assert learned[1] > 0 and np.isfinite(learned[0]) and "search BR" in found["gains"]
+        assert found["gain"] == max(0.0, *(gain for gain, _ in found["gains"].values()))
     stamps = {path: path.stat().st_mtime_ns for path in (tmp_path / "exploit").rglob("*") if path.is_file()}
     again = run_leaderboard(GAME, ["random", "heuristic"], **settings)
     assert again.exploitability == board.exploitability
@@ -136,7 +139,8 @@ def test_cardenvs_leaderboard_passes_the_learning_curve_s_size_to_every_best_res
     argv = ["leaderboard", GAME, "--agents", "random", "heuristic", "--games", "20", "--results", str(tmp_path)]
     assert main([*argv, "--exploit-curve-points", "2", "--exploit-curve-games", "60"]) == 0
     assert main(argv) == 0
-    assert seen == [{"curve_points": 2, "curve_games": 60}, {"curve_points": 10, "curve_games": 400}]
+    search = {"search": None, "search_games": 400}
+    assert seen == [{"curve_points": 2, "curve_games": 60, **search}, {"curve_points": 10, "curve_games": 400, **search}]
     for flag, value in (("--exploit-curve-games", "0"), ("--exploit-curve-points", "-1"),
                         ("--exploit-curve-points", "x")):
         assert main([*argv, flag, value]) == 2
@@ -161,7 +165,7 @@ def test_the_issue_s_example_seed_plays_the_round_robin_and_trains_its_best_resp
     seed = 2**63
     argv = ["leaderboard", "slap_v0", "--agents", "random", "heuristic", "--games", "2", "--seed", str(seed),
             "--results", str(tmp_path), "--exploit-minutes", "0.01", "--exploit-games", "2",
-            "--exploit-curve-points", "0"]
+            "--exploit-curve-points", "0", "--exploit-search-games", "2"]
     assert main(argv) == 0
     assert json.loads((tmp_path / "leaderboard.json").read_text())["seed"] == seed
     for spec in ("random", "heuristic"):
@@ -176,3 +180,41 @@ def test_a_seed_outside_the_seed_rule_is_refused_before_anything_is_played(tmp_p
     with pytest.raises(ValueError, match=r"an integer from 0 to 2\*\*64-1"):
         run_leaderboard(GAME, ["random", "heuristic"], games=2, seed=2**64, results_dir=tmp_path / "r")
     assert not (tmp_path / "r").exists()
+
+
+def losing_responders(env_id, spec, run_dir, **kwargs):
+    """A measure whose learned and search BRs both lost to the agent: only the pool can show it exploitable."""
+    return {"gain": -0.5, "gain_ci95": 0.1, "responder": "learned BR", "margin": -1.0, "margin_ci95": 0.2,
+            "gains": {"learned BR": [-0.5, 0.1], "search BR": [-0.7, 0.1]}}
+
+
+def test_the_exploitability_is_the_largest_gain_of_any_responder_or_pool_agent_and_never_negative(tmp_path):
+    board = run_leaderboard("gin_slaughtre_v0", ["random", "heuristic"], games=40, seed=1, results_dir=tmp_path,
+                            measure=losing_responders)
+    beaten, winner = board.exploitability["random"], board.exploitability["heuristic"]
+    margin, ci = board.difference("heuristic", "random")
+    assert margin > 0  # the rule-based agent beats random: it is a response that gains against it
+    assert beaten["responder"] == "pool: heuristic"
+    assert (beaten["gain"], beaten["gain_ci95"]) == pytest.approx((margin / 2, ci / 2))  # two zero-sum sides
+    assert beaten["gains"]["learned BR"] == [-0.5, 0.1] and beaten["gains"]["search BR"] == [-0.7, 0.1]
+    assert (winner["gain"], winner["responder"]) == (0.0, "the agent itself")  # every known response lost
+    assert winner["gains"]["pool: random"][0] < 0
+    assert "| the agent itself |" in board.table() and "| pool: heuristic |" in board.table()
+
+
+def test_a_pool_agent_s_gain_in_a_game_of_many_sides_is_measured_against_the_agent_s_own_games(tmp_path):
+    """Slabberjan's four seats each play for themselves: the agent's own games are played on the round robin's
+    deals, seated as in the match, and the gain compares the two game by game."""
+    board = run_leaderboard(GAME, ["random", "heuristic"], games=24, seed=2, results_dir=tmp_path,
+                            measure=losing_responders)
+    match = game_records(tmp_path / "matches" / "random--heuristic.jsonl")
+    own = game_records(tmp_path / "matches" / "own--random.jsonl")
+    assert [record["deal"] for record in own] == [record["deal"] for record in match]
+    assert [record["seats"] for record in own] == [record["seats"] for record in match]  # the same seats per slot
+    from cardenvs.evaluation.tournament import agent_rewards
+
+    difference = agent_rewards(match, 2)[:, 1] - agent_rewards(own, 2)[:, 1]
+    found = board.exploitability["random"]["gains"]["pool: heuristic"]
+    assert found[0] == pytest.approx(difference.mean()) and found[0] > 0
+    assert board.exploitability["random"]["gain"] == found[0]
+    assert board.exploitability["heuristic"]["gain"] >= 0

@@ -51,6 +51,7 @@ GAME = Game(
     check_record=validation.check_record,
     resample=resample,
     quick_params={"max_turns": 40},
+    private_hands=False,
     search_defaults={"determinizations": 8, "rollouts": 1, "rollout": "trained", "depth": 4},
     example_params=(
         {},
