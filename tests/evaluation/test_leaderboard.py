@@ -165,7 +165,7 @@ def test_the_issue_s_example_seed_plays_the_round_robin_and_trains_its_best_resp
     seed = 2**63
     argv = ["leaderboard", "slap_v0", "--agents", "random", "heuristic", "--games", "2", "--seed", str(seed),
             "--results", str(tmp_path), "--exploit-minutes", "0.01", "--exploit-games", "2",
-            "--exploit-curve-points", "0", "--exploit-search-games", "2"]
+            "--exploit-curve-points", "0", "--exploit-search", "none"]
     assert main(argv) == 0
     assert json.loads((tmp_path / "leaderboard.json").read_text())["seed"] == seed
     for spec in ("random", "heuristic"):
