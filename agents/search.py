@@ -488,7 +488,6 @@ class PIMCAgent(_SearchAgent):
             start += size
         return chosen
 
-
     def playout_returns(self, views: Sequence[SeatView], counts: Sequence[int], records: np.ndarray,
                         first_actions: np.ndarray) -> np.ndarray:
         """Each seat's return of the playouts of the searched ``views``, float64 ``[R, P]``: ``counts[i]`` records
