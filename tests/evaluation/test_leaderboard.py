@@ -140,7 +140,8 @@ def test_cardenvs_leaderboard_passes_the_learning_curve_s_size_to_every_best_res
     assert main([*argv, "--exploit-curve-points", "2", "--exploit-curve-games", "60"]) == 0
     assert main(argv) == 0
     search = {"search": None, "search_games": 400}
-    assert seen == [{"curve_points": 2, "curve_games": 60, **search}, {"curve_points": 10, "curve_games": 400, **search}]
+    assert seen == [{"curve_points": 2, "curve_games": 60, **search},
+                    {"curve_points": 10, "curve_games": 400, **search}]
     for flag, value in (("--exploit-curve-games", "0"), ("--exploit-curve-points", "-1"),
                         ("--exploit-curve-points", "x")):
         assert main([*argv, flag, value]) == 2
