@@ -168,7 +168,7 @@ class PolicyModel(ActionModel):
         return (1.0 - self.smoothing) * probabilities + self.smoothing * uniform
 
 
-def _network_probabilities(network: Any) -> Callable[[np.ndarray, np.ndarray], np.ndarray]:
+def network_probabilities(network: Any) -> Callable[[np.ndarray, np.ndarray], np.ndarray]:
     """The softmax of a self-play network's masked policy logits."""
     import torch as th
 
@@ -181,7 +181,7 @@ def _network_probabilities(network: Any) -> Callable[[np.ndarray, np.ndarray], n
     return probabilities
 
 
-def _chosen_action_probabilities(agent: Any) -> Callable[[np.ndarray, np.ndarray], np.ndarray]:
+def chosen_action_probabilities(agent: Any) -> Callable[[np.ndarray, np.ndarray], np.ndarray]:
     """Probability 1 on the action a deterministic agent chooses."""
 
     def probabilities(observations: np.ndarray, action_masks: np.ndarray) -> np.ndarray:
@@ -193,7 +193,8 @@ def _chosen_action_probabilities(agent: Any) -> Callable[[np.ndarray, np.ndarray
     return probabilities
 
 
-def _uniform_probabilities(observations: np.ndarray, action_masks: np.ndarray) -> np.ndarray:
+def uniform_probabilities(observations: np.ndarray, action_masks: np.ndarray) -> np.ndarray:
+    """Every legal action alike."""
     legal = (action_masks > 0).astype(np.float64)
     return legal / np.maximum(legal.sum(axis=1, keepdims=True), 1.0)
 
@@ -238,12 +239,12 @@ def action_model(spec: str, env_id: str, layout: ObservationLayout, smoothing: f
     agent = make_agent(spec, env_id, layout, seed)
     network = getattr(agent, "network", None)
     if spec == "heuristic":
-        probabilities = _chosen_action_probabilities(agent)
+        probabilities = chosen_action_probabilities(agent)
         default = RULE_BASED_SMOOTHING
     elif spec == "random":
-        probabilities, default = _uniform_probabilities, 0.0
+        probabilities, default = uniform_probabilities, 0.0
     elif network is not None and hasattr(network, "policy_logits"):
-        probabilities, default = _network_probabilities(network), 0.0
+        probabilities, default = network_probabilities(network), 0.0
     elif callable(getattr(agent, "action_probabilities", None)):
         probabilities, default = agent.action_probabilities, 0.0
     else:

@@ -51,21 +51,20 @@ import numpy as np
 import cardenvs
 from cardenvs.agents import beliefs
 from cardenvs.agents.base import Agent, RandomAgent, SeatView
+from cardenvs.agents.registry import SEARCH_KINDS
 from cardenvs.agents.search import (
-    NETWORK_OPTIONS,
     ISMCTSAgent,
     ISMCTSOptions,
     PIMCAgent,
     PIMCOptions,
     Playouts,
     _records,
+    game_search_options,
     parse_options,
 )
 
 #: the agent's name in tables and matches
 NAME = "search_best_response"
-#: the searches a best response can run
-SEARCH_KINDS = ("pimc", "ismcts")
 #: the weight of the uniform choice mixed into a deterministic target's choice (as for a rule-based belief model)
 DEFAULT_SMOOTHING = beliefs.RULE_BASED_SMOOTHING
 
@@ -83,13 +82,13 @@ def target_model(target: Agent, smoothing: float = DEFAULT_SMOOTHING) -> beliefs
     if target.reads_seat_views:
         return None
     if isinstance(target, RandomAgent):
-        return beliefs.PolicyModel(beliefs._uniform_probabilities, target.name)
+        return beliefs.PolicyModel(beliefs.uniform_probabilities, target.name)
     if callable(getattr(target, "action_probabilities", None)):
         return beliefs.PolicyModel(target.action_probabilities, target.name)
     network = getattr(target, "network", None)
     if network is not None and hasattr(network, "policy_logits") and not getattr(target, "deterministic", True):
-        return beliefs.PolicyModel(beliefs._network_probabilities(network), target.name)
-    return beliefs.PolicyModel(beliefs._chosen_action_probabilities(target), target.name, smoothing)
+        return beliefs.PolicyModel(beliefs.network_probabilities(network), target.name)
+    return beliefs.PolicyModel(beliefs.chosen_action_probabilities(target), target.name, smoothing)
 
 
 def playout_opponent(target: Agent, env_id: str, params: Any, seed: int) -> Agent:
@@ -232,29 +231,17 @@ def make_search_best_response(env_id: str, target: Agent, layout: Any, kind: str
     Raises:
         ValueError: a game without a resampler, bad options, or a rollout or value network that cannot be loaded.
     """
-    from cardenvs.agents.registry import make_agent
-    from cardenvs.agents.search import _shipped_network_fits
-
-    game = cardenvs.get_game(env_id)
-    if game.resample is None:
-        raise ValueError(f"{env_id} has no hidden-card resampler, so no search best response can play it")
+    if kind not in SEARCH_KINDS:
+        raise ValueError(f"a search best response is {' or '.join(SEARCH_KINDS)}, not {kind!r}")
     parts = [part for part in argument.split(",") if part]
     if any(part.partition("=")[0] == "belief" for part in parts):
         raise ValueError("a search best response's belief is weighted by its target's own play: give no belief")
     # particles belong to the belief, which pimc's options allow only with a policy belief: parsed on their own
     particles = [part for part in parts if part.partition("=")[0] == "particles"]
     searched = ",".join(part for part in parts if part not in particles)
-    defaults = dict(game.search_defaults)
-    if any(name in defaults for name in NETWORK_OPTIONS) and not _shipped_network_fits(env_id, layout):
-        defaults = {name: value for name, value in defaults.items() if name not in NETWORK_OPTIONS}
-    if kind not in SEARCH_KINDS:
-        raise ValueError(f"a search best response is {' or '.join(SEARCH_KINDS)}, not {kind!r}")
-    options = parse_options(kind, searched, defaults)
+    options = game_search_options(kind, searched, env_id, layout, "no search best response")
     if particles:
         with_belief = parse_options(kind, f"belief=policy:random,{particles[-1]}")
         options = dataclasses.replace(options, particles=with_belief.particles)
-    make_agent(options.rollout, env_id, layout)
-    if options.depth:
-        make_agent(options.value, env_id, layout)
     agent_type = PIMCBestResponse if kind == "pimc" else ISMCTSBestResponse
     return agent_type(env_id, target, options, seed, smoothing)

@@ -41,8 +41,10 @@ SPEC_KINDS: dict[str, str | None] = {
     "random": None, "heuristic": None, "trained": None, "ppo": "PATH", "rllib": "PATH", "pimc": "OPTIONS",
     "ismcts": "OPTIONS", "human": None,
 }
+#: spec kinds of the search agents (they search over the game's resampled deals; cardenvs.agents.search)
+SEARCH_KINDS = ("pimc", "ismcts")
 #: spec kinds whose argument may be left out (``pimc`` alone: the default budget)
-OPTIONAL_ARGUMENT = ("pimc", "ismcts")
+OPTIONAL_ARGUMENT = SEARCH_KINDS
 #: spec kinds that load a trained policy -> (``"module:Class"`` with a ``load(path, env_id, layout)``, the extra
 #: it needs, what that extra holds)
 TRAINED_KINDS: dict[str, tuple[str, str, str]] = {

@@ -62,6 +62,7 @@ import numpy as np
 import cardenvs
 from cardenvs.agents import beliefs
 from cardenvs.agents.base import Agent, RandomAgent, SeatView, act_on_rows
+from cardenvs.agents.registry import SEARCH_KINDS, check_spec, make_agent
 from cardenvs.core.playout import compiled_playouts
 from cardenvs.core.rng import SEED_LIMIT
 
@@ -177,8 +178,6 @@ def parse_options(kind: str, argument: str, defaults: dict[str, Any] | None = No
     except ValueError as error:
         raise ValueError(f"{kind} option {error}") from None
     if model is not None and model != beliefs.UNIFORM:
-        from cardenvs.agents.registry import check_spec
-
         if model.partition(":")[0] in beliefs.NO_PROBABILITIES:
             raise ValueError(f"{kind} belief={options.belief!r} is not allowed: {model!r} gives no action "
                              f"probabilities; name a model that does (policy, policy:heuristic, policy:ppo:PATH)")
@@ -201,7 +200,7 @@ def belief_spec(spec: str) -> str | None:
         ValueError: a search spec with bad options (:func:`parse_options`).
     """
     kind, _, argument = spec.partition(":")
-    if kind not in ("pimc", "ismcts"):
+    if kind not in SEARCH_KINDS:
         return None
     return beliefs.belief_model_spec(parse_options(kind, argument).belief)
 
@@ -223,8 +222,6 @@ class Playouts:
 
     def __init__(self, env_id: str, params: Any, rollout: str, seed: int, depth: int = 0, value: str = "trained",
                  opponent: Agent | None = None):
-        from cardenvs.agents.registry import make_agent
-
         self.env_id = env_id
         self.params = params
         self.game = cardenvs.get_game(env_id)
@@ -775,13 +772,45 @@ def _observation_keys(seen: np.ndarray) -> list[tuple[int, int]]:
 
 def _shipped_network_fits(env_id: str, layout: Any) -> bool:
     """Whether the game's shipped network can be loaded (torch installed) and reads observations of ``layout``."""
-    from cardenvs.agents.registry import make_agent
-
     try:
         make_agent("trained", env_id, layout)
     except (ValueError, ImportError):
         return False
     return True
+
+
+def game_search_options(kind: str, argument: str, env_id: str, layout: Any,
+                        player: str) -> PIMCOptions | ISMCTSOptions:
+    """The options of the search ``kind:argument`` in ``env_id``, for the search agents and the search best
+    responses alike.
+
+    Options the spec leaves out come from the game's ``search_defaults``; those that need the game's shipped
+    network (a trained rollout policy or value) are left out where it cannot play (torch missing, or parameters
+    whose observations it does not read, such as another number of players). The rollout policy and the value
+    network are loaded here, so a spec that names a missing model fails at once.
+
+    Args:
+        kind: ``pimc`` or ``ismcts``.
+        argument: the spec's options (``name=value,...``; may be empty).
+        env_id: the game.
+        layout: the env's observation layout.
+        player: who would play with these options, for the message of a game without a resampler.
+
+    Raises:
+        ValueError: a game without a hidden-card resampler, bad options (see :func:`parse_options`), or a rollout
+            policy or value network that cannot be loaded.
+    """
+    game = cardenvs.get_game(env_id)
+    if game.resample is None:
+        raise ValueError(f"{env_id} has no hidden-card resampler, so {player} cannot play it")
+    defaults = dict(game.search_defaults)
+    if any(name in defaults for name in NETWORK_OPTIONS) and not _shipped_network_fits(env_id, layout):
+        defaults = {name: value for name, value in defaults.items() if name not in NETWORK_OPTIONS}
+    options = parse_options(kind, argument, defaults)
+    make_agent(options.rollout, env_id, layout)
+    if options.depth:
+        make_agent(options.value, env_id, layout)
+    return options
 
 
 def make_search_agent(kind: str, argument: str, env_id: str, layout: Any, seed: int | None = None) -> Agent:
@@ -804,18 +833,7 @@ def make_search_agent(kind: str, argument: str, env_id: str, layout: Any, seed: 
         ValueError: bad options (see :func:`parse_options`), a rollout policy, value network or belief model that
             cannot be loaded, or a game without a hidden-card resampler.
     """
-    from cardenvs.agents.registry import make_agent
-
-    game = cardenvs.get_game(env_id)
-    if game.resample is None:
-        raise ValueError(f"{env_id} has no hidden-card resampler, so the {kind} agent cannot play it")
-    defaults = dict(game.search_defaults)
-    if any(name in defaults for name in NETWORK_OPTIONS) and not _shipped_network_fits(env_id, layout):
-        defaults = {name: value for name, value in defaults.items() if name not in NETWORK_OPTIONS}
-    options = parse_options(kind, argument, defaults)
-    make_agent(options.rollout, env_id, layout)
-    if options.depth:
-        make_agent(options.value, env_id, layout)
+    options = game_search_options(kind, argument, env_id, layout, f"the {kind} agent")
     model_spec = beliefs.belief_model_spec(options.belief)
     model = None if model_spec is None else beliefs.action_model(model_spec, env_id, layout)
     agent_type = PIMCAgent if kind == "pimc" else ISMCTSAgent

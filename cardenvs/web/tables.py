@@ -31,6 +31,7 @@ import numpy as np
 
 import cardenvs
 from cardenvs.agents.base import act_at_seat
+from cardenvs.agents.registry import SEARCH_KINDS  # they think in worker processes
 from cardenvs.core.aec import CardEnv
 from cardenvs.core.rng import SEED_LIMIT
 from cardenvs.records import GameRecord, decisions, replay
@@ -43,8 +44,6 @@ LOGGER = logging.getLogger("cardenvs.web")
 BUILT_IN_AGENTS = ("heuristic", "random", "pimc")
 #: the spec of the game's trained agent (the ``<env_id>.pt`` of the server's checkpoint folder)
 TRAINED_SPEC = "trained"
-#: the kinds of agent spec that search (they think in worker processes)
-SEARCH_KINDS = ("pimc", "ismcts")
 #: the agent that decides for a search agent whose decision ran past its budget: a random legal move, which
 #: needs no compiled code (a first use of compiled code in the server's process would hold it while it loads)
 FALLBACK_SPEC = "random"
