@@ -1,0 +1,34 @@
+"""experiments/search_br_against_pool.py: the search BR and a pool agent against one target, on the same deals."""
+
+import json
+import re
+
+import pytest
+
+from experiments import search_br_against_pool
+
+GAIN_LINE = re.compile(r"^(?P<who>.+): gain against random (?P<mean>[+-]\d\.\d+) ± \d\.\d+ over 4 games")
+
+
+def test_both_responders_play_the_same_deals_and_the_paired_difference_is_the_difference_of_the_gains(
+        tmp_path, monkeypatch, capsys):
+    monkeypatch.setattr(search_br_against_pool, "RESULTS_DIR", tmp_path)
+    search_br_against_pool.main(["gin_slaughtre_v0", "random", "--pool-agent", "heuristic", "--search-options",
+                                 "determinizations=1,rollouts=1", "--games", "4", "--seed", "3"])
+    lines = capsys.readouterr().out.splitlines()
+    found = {match["who"]: float(match["mean"]) for match in map(GAIN_LINE.match, lines[:2])}
+    assert set(found) == {"search BR", "heuristic"}
+    assert all(gain > 0 for gain in found.values())  # both beat random play
+    paired = float(lines[2].split(": ")[1].split(" ± ")[0])
+    assert paired == pytest.approx(found["search BR"] - found["heuristic"], abs=1e-3)
+    deals = [sorted((json.loads(line)["deal"], json.loads(line)["seed"]) for line in path.read_text().splitlines()[1:])
+             for path in sorted(tmp_path.glob("*.jsonl"))]
+    assert len(deals) == 2 and deals[0] == deals[1]
+
+
+def test_a_match_of_more_than_two_sides_is_refused(tmp_path):
+    path = tmp_path / "match.jsonl"
+    games = [{"game": 0, "deal": 0, "seats": [0, 1, 0, 1], "rewards": [1.0, -1.0, -1.0, 1.0]}]
+    path.write_text("\n".join(json.dumps(line) for line in [{"tournament": {}}, *games]))
+    with pytest.raises(ValueError, match="not a match of two zero-sum sides"):
+        search_br_against_pool.gains(path)
