@@ -63,9 +63,12 @@ def main(argv: Sequence[str] | None = None) -> None:
     args = parser.parse_args(argv)
     game = cardenvs.get_game(args.env_id)
     layout = game.observation_layout(game.params_type())
-    target = make_agent(args.target, args.env_id, layout, args.seed)
-    responder = make_search_best_response(args.env_id, target, layout, args.search, args.search_options,
-                                          seed=args.seed)
+    try:
+        target = make_agent(args.target, args.env_id, layout, args.seed)
+        responder = make_search_best_response(args.env_id, target, layout, args.search, args.search_options,
+                                              seed=args.seed)
+    except ValueError as error:
+        parser.error(str(error))
     found = {}
     for name, lineup in (("search BR", [responder, target]), (args.pool_agent, [args.pool_agent, args.target])):
         path = RESULTS_DIR / f"{args.env_id}-{args.target}-{name.replace(' ', '_')}-{args.seed}.jsonl"

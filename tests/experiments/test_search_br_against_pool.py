@@ -21,9 +21,24 @@ def test_both_responders_play_the_same_deals_and_the_paired_difference_is_the_di
     assert all(gain > 0 for gain in found.values())  # both beat random play
     paired = float(lines[2].split(": ")[1].split(" ± ")[0])
     assert paired == pytest.approx(found["search BR"] - found["heuristic"], abs=1e-3)
-    deals = [sorted((json.loads(line)["deal"], json.loads(line)["seed"]) for line in path.read_text().splitlines()[1:])
-             for path in sorted(tmp_path.glob("*.jsonl"))]
-    assert len(deals) == 2 and deals[0] == deals[1]
+    deals = [sorted((game["game"], game["deal"], game["seed"]) for game in map(json.loads, lines[1:]))
+             for lines in (path.read_text().splitlines() for path in sorted(tmp_path.glob("*.jsonl")))]
+    assert len(deals) == 2 and deals[0] == deals[1]  # game by game, the pairing the difference uses
+
+
+@pytest.mark.parametrize(("arguments", "message"), [
+    (["gin_slaughtre_v0", "nobody"], "unknown agent 'nobody'"),
+    (["gin_slaughtre_v0", "random", "--search-options", "belief=policy"], "give no belief"),
+    (["gin_slaughtre_v0", "random", "--search-options", "rollouts=0"], "rollouts=0 is not allowed"),
+])
+def test_a_bad_target_or_search_option_is_refused_with_one_line_before_anything_is_played(
+        arguments, message, tmp_path, monkeypatch, capsys):
+    monkeypatch.setattr(search_br_against_pool, "RESULTS_DIR", tmp_path)
+    with pytest.raises(SystemExit) as exit_info:
+        search_br_against_pool.main(arguments)
+    error = capsys.readouterr().err
+    assert exit_info.value.code == 2 and message in error and "Traceback" not in error
+    assert not list(tmp_path.iterdir())
 
 
 def test_a_match_of_more_than_two_sides_is_refused(tmp_path):
