@@ -13,7 +13,11 @@ shared module: every seat of every game learns, as with the self-play trainer (`
   self-play trainer does), and the engine starts the next game in its place;
 - a trajectory still open when a ``sample()`` call ends keeps its latest decision back: the decisions before it go to
   the learner with that decision's observation as the one to bootstrap on, and the decision itself waits, its
-  rewards still reaching it, to open the seat's next chunk (``cardenvs.training.open_chains.carry_over``).
+  rewards still reaching it, to open the seat's next chunk (``cardenvs.training.open_chains.carry_over``);
+- with a shaping in the env config (``rllib_train`` passes the game's recipe's, as ``cardenvs train`` uses it), each
+  decision's reward also gets ``gamma`` times the potential at the seat's next decision (0 once the game ended) minus
+  the potential at this one (``cardenvs.training.shaping.Potential``), so the learner sees the same rewards as the
+  self-play trainer's.
 
 An env step here is one decision of one game, so ``train_batch_size`` counts decisions, as with the PettingZoo
 route. The masking is :class:`~cardenvs.training.rllib_masking.MaskedActorCritic`'s: the logits of illegal actions
@@ -41,9 +45,11 @@ from ray.rllib.utils.metrics import EPISODE_AGENT_RETURN_MEAN, EPISODE_LEN_MEAN,
 import cardenvs
 from cardenvs.training.open_chains import carry_over
 from cardenvs.training.rllib_masking import ACTION_MASK_KEY, OBSERVATION_KEY
+from cardenvs.training.shaping import Potential
 
-#: the ``env_config`` keys the runner reads: the cardenvs env id and the game's parameters
-ENV_ID_KEY, PARAMS_KEY = "env_id", "params"
+#: the ``env_config`` keys the runner reads: the cardenvs env id, the game's parameters and the reward shaping
+#: (a :class:`~cardenvs.training.shaping.Shaping`; absent or None: the game's rewards alone)
+ENV_ID_KEY, PARAMS_KEY, SHAPING_KEY = "env_id", "params", "shaping"
 #: the agent id of seat ``s`` in the per-seat metrics, as the PettingZoo env names it
 SEAT_NAME = "player_{}"
 
@@ -130,6 +136,8 @@ class BatchedEnvRunner(SingleAgentEnvRunner):
                                 self.config.num_envs_per_env_runner)
         self.num_envs = self.env.num_envs
         games, players = self.num_envs, self.env.games.num_players
+        shaping = env_config.get(SHAPING_KEY)
+        self._potential = None if shaping is None else Potential(shaping, self.env.games.layout, self.config.gamma)
         self._last_decision = np.full((games, players), -1)  # row of each seat's latest decision (-1: none open)
         self._returns = np.zeros((games, players), np.float32)  # each seat's reward so far in its game
         self._moves = np.zeros(games, np.int64)  # moves so far in each game
@@ -286,13 +294,19 @@ class BatchedEnvRunner(SingleAgentEnvRunner):
         if bootstrap_row is None:  # after the end nothing is observed: a zero observation with no legal action
             obs = np.concatenate((obs, np.zeros_like(obs[:1])))
             mask = np.concatenate((mask, np.zeros_like(mask[:1])))
+        rewards = decisions.reward[taken, game]
+        if self._potential is not None:  # gamma * potential(next decision) - potential(this one); 0 after the end
+            potential = self._potential(obs)
+            if bootstrap_row is None:
+                potential[-1] = 0.0
+            rewards = rewards + self._potential.gamma * potential[1:] - potential[:-1]
         # The episode gives its buffers the spaces; built from whole arrays, they skip RLlib's per-step appends.
         return SingleAgentEpisode(
             observations=InfiniteLookbackBuffer({OBSERVATION_KEY: obs, ACTION_MASK_KEY: mask}),
             observation_space=self.env.single_observation_space,
             actions=InfiniteLookbackBuffer(decisions.action[taken, game]),
             action_space=self.env.single_action_space,
-            rewards=InfiniteLookbackBuffer(decisions.reward[taken, game]),
+            rewards=InfiniteLookbackBuffer(rewards),
             extra_model_outputs={
                 Columns.ACTION_LOGP: InfiniteLookbackBuffer(decisions.logprob[taken, game]),
                 Columns.ACTION_DIST_INPUTS: InfiniteLookbackBuffer(decisions.logits[taken, game]),

@@ -67,6 +67,7 @@ from cardenvs.training.cli import (
     shown_default,
     tyro_missing,
 )
+from cardenvs.training.recipes import recipe
 
 #: the name the cardenvs env creator is registered under with ``ray.tune.registry.register_env``
 ENV_NAME = "cardenvs_pettingzoo"
@@ -351,9 +352,10 @@ def build_config(args: RLlibTrainArgs, module_class: type | None = None) -> Any:
     )
     runners = {"num_env_runners": args.num_env_runners, "num_envs_per_env_runner": args.games_per_env_runner}
     if args.resolved_sampler == "batched":
-        from cardenvs.training.rllib_batched import BatchedEnvRunner, BatchedGames
+        from cardenvs.training.rllib_batched import SHAPING_KEY, BatchedEnvRunner, BatchedGames
 
         spaces = BatchedGames.seat_spaces(args.env_id, args.game_params)
+        env_config[SHAPING_KEY] = recipe(args.env_id).shaping  # the rewards the self-play trainer learns from
         config = (config.environment(env_config=env_config, observation_space=spaces[0], action_space=spaces[1])
                   .env_runners(env_runner_cls=BatchedEnvRunner, **runners))
     else:

@@ -23,7 +23,8 @@ from ray.rllib.core.columns import Columns  # noqa: E402
 import cardenvs  # noqa: E402
 from cardenvs.agents.registry import make_agent  # noqa: E402
 from cardenvs.training import rllib_train  # noqa: E402
-from cardenvs.training.rllib_batched import BatchedEnvRunner  # noqa: E402
+from cardenvs.training.recipes import recipe  # noqa: E402
+from cardenvs.training.rllib_batched import SHAPING_KEY, BatchedEnvRunner  # noqa: E402
 from cardenvs.training.rllib_masking import ACTION_MASK_KEY, OBSERVATION_KEY, MaskedActorCritic  # noqa: E402
 from cardenvs.training.rllib_train import RLlibTrainArgs, build_config, train  # noqa: E402
 from tests.helpers import play_whole_games  # noqa: E402
@@ -43,10 +44,13 @@ def local_ray():
     ray.shutdown()
 
 
-def recording_runner(args: RLlibTrainArgs) -> tuple[BatchedEnvRunner, list]:
+def recording_runner(args: RLlibTrainArgs, shaped: bool = False) -> tuple[BatchedEnvRunner, list]:
     """A local batched EnvRunner of ``args``'s config whose every engine step is recorded: (obs, masks, seat to
-    act, actions, rewards, terminated, truncated), copied."""
-    runner = BatchedEnvRunner(config=build_config(args))
+    act, actions, rewards, terminated, truncated), copied. Unless ``shaped``, without the recipe's shaping."""
+    config = build_config(args)
+    if not shaped:
+        config.env_config[SHAPING_KEY] = None
+    runner = BatchedEnvRunner(config=config)
     steps = []
     games = runner.env
     step = games.step
@@ -114,6 +118,35 @@ def test_every_seat_gets_its_own_trajectory_with_its_rewards_and_legal_actions(l
         metrics = runner.get_metrics()
         assert metrics["num_episodes"] >= 8  # games finished
         assert set(metrics["agent_episode_returns_mean"]) == set(cardenvs.env(ENV_ID).possible_agents)
+    finally:
+        runner.stop()
+
+
+def test_the_recipe_s_shaping_adds_gamma_times_the_next_potential_less_this_one(local_ray):
+    """Clabber's recipe shapes on the team scores' lead: each decision's reward is the replay's plus
+    ``gamma * lead(next decision) - lead(this one)``, scaled, with no potential after the game's end."""
+    args = RLlibTrainArgs(env_id=ENV_ID, **{**TINY, "num_envs_per_env_runner": 6}, seed=4)
+    runner, steps = recording_runner(args, shaped=True)
+    try:
+        episodes = runner.sample(num_episodes=2)  # hands end along the way, so the scores move
+        games = runner.env.games
+        replayed = {(chunk[0].tobytes(), chunk[1]): chunk[2]
+                    for chunk in replayed_trajectories(steps, games.num_envs, games.num_players)}
+        shaping, gamma = recipe(ENV_ID).shaping, runner.config.gamma
+        start, stop = games.layout.offsets[shaping.view]
+        high = next(view.high for view in games.layout.views if view.name == shaping.view)
+        moved = 0
+        for episode in episodes:
+            observations = episode.get_observations()[OBSERVATION_KEY]
+            scores = observations[:, start:stop]
+            lead = shaping.coef / high * (scores[:, 0] - scores[:, 1:].mean(axis=1))
+            if episode.is_terminated:
+                lead[-1] = 0.0
+            game_rewards = replayed[(observations[0].tobytes(), tuple(episode.get_actions().tolist()))]
+            assert episode.get_rewards() == pytest.approx(np.array(game_rewards) + gamma * lead[1:] - lead[:-1],
+                                                          abs=1e-5)
+            moved += int(np.any(scores[1:] != scores[:-1]))
+        assert moved > 0  # some trajectory saw the scores change
     finally:
         runner.stop()
 
