@@ -4,7 +4,8 @@
 ``cardenvs.vector_env`` of ``num_envs_per_env_runner`` games (:class:`BatchedGames`). Each step it gives the
 observations of every game's seat to act to the RLModule in one batch (``forward_exploration``), samples one
 action per game from the masked logits, and steps all games in one call of the compiled engine. Self-play with one
-shared module: every seat of every game learns, as with the self-play trainer (``cardenvs train``):
+shared module: every seat of every game learns, as with the self-play trainer (``cardenvs train``), except in a
+league game, where one side learns and a fixed league agent plays the other (below):
 
 - each seat's decisions in a game are a trajectory of their own, handed to the learner as a
   ``SingleAgentEpisode`` (observation, action, log-probability and logits per decision);
@@ -17,14 +18,19 @@ shared module: every seat of every game learns, as with the self-play trainer (`
 - with a shaping in the env config (``rllib_train`` passes the game's recipe's, as ``cardenvs train`` uses it), each
   decision's reward also gets ``gamma`` times the potential at the seat's next decision (0 once the game ended) minus
   the potential at this one (``cardenvs.training.shaping.Potential``), so the learner sees the same rewards as the
-  self-play trainer's.
+  self-play trainer's;
+- with a league in the env config (agent specs and the share of league games), a share of the games seat one side
+  with a league agent drawn per game (``cardenvs.training.league.draw_seating``, as the self-play trainer seats its
+  league): the league agent acts through ``Agent.act_batch`` on its seats, and only the learning side's decisions and
+  rewards go to the learner.
 
-An env step here is one decision of one game, so ``train_batch_size`` counts decisions, as with the PettingZoo
-route. The masking is :class:`~cardenvs.training.rllib_masking.MaskedActorCritic`'s: the logits of illegal actions
+An env step here is one decision of a learning seat of one game (a league agent's moves are not counted), so
+``train_batch_size`` counts the learner's decisions, as with the PettingZoo route. The masking is :class:`~cardenvs.training.rllib_masking.MaskedActorCritic`'s: the logits of illegal actions
 are the most negative float32, so sampling never picks one, and the engine raises on one anyway. The module,
 its learner, checkpoints and the ``rllib:PATH`` agent are those of the PettingZoo route; only the sampling
 differs. Metrics: ``episode_len_mean`` is moves per game, ``agent_episode_returns_mean`` each seat's mean
-return, ``num_episodes`` the games finished.
+return in self-play games, :data:`LEAGUE_RETURN_MEAN` the learning side's mean return per seat against each league
+entry, ``num_episodes`` the games finished.
 """
 
 from __future__ import annotations
@@ -43,13 +49,21 @@ from ray.rllib.env.utils.infinite_lookback_buffer import InfiniteLookbackBuffer
 from ray.rllib.utils.metrics import EPISODE_AGENT_RETURN_MEAN, EPISODE_LEN_MEAN, EPISODE_RETURN_MEAN
 
 import cardenvs
+from cardenvs.agents.base import act_on_rows
+from cardenvs.agents.registry import make_agent
+from cardenvs.core.rng import offset_seed
+from cardenvs.training.league import draw_seating
 from cardenvs.training.open_chains import carry_over
 from cardenvs.training.rllib_masking import ACTION_MASK_KEY, OBSERVATION_KEY
 from cardenvs.training.shaping import Potential
 
-#: the ``env_config`` keys the runner reads: the cardenvs env id, the game's parameters and the reward shaping
-#: (a :class:`~cardenvs.training.shaping.Shaping`; absent or None: the game's rewards alone)
+#: the ``env_config`` keys the runner reads: the cardenvs env id, the game's parameters, the reward shaping
+#: (a :class:`~cardenvs.training.shaping.Shaping`; absent or None: the game's rewards alone), the league's agent
+#: specs and the share of league games (absent: none, every game self-play)
 ENV_ID_KEY, PARAMS_KEY, SHAPING_KEY = "env_id", "params", "shaping"
+LEAGUE_KEY, LEAGUE_SHARE_KEY = "league", "league_share"
+#: the metric of the learning side's mean return per seat in league games, keyed by league entry
+LEAGUE_RETURN_MEAN = "league_returns_mean"
 #: the agent id of seat ``s`` in the per-seat metrics, as the PettingZoo env names it
 SEAT_NAME = "player_{}"
 
@@ -138,6 +152,14 @@ class BatchedEnvRunner(SingleAgentEnvRunner):
         games, players = self.num_envs, self.env.games.num_players
         shaping = env_config.get(SHAPING_KEY)
         self._potential = None if shaping is None else Potential(shaping, self.env.games.layout, self.config.gamma)
+        self._league_entries = list(env_config.get(LEAGUE_KEY, ()))
+        self._league = [make_agent(spec, env_config[ENV_ID_KEY], self.env.games.layout,
+                                   seed=None if self._seed is None else offset_seed(self._seed, k))
+                        for k, spec in enumerate(self._league_entries)]
+        self._league_share = float(env_config.get(LEAGUE_SHARE_KEY, 0.0))
+        self._seating_rng = np.random.default_rng(self._seed)
+        self._learner = np.ones((games, players), bool)  # the seats that learn, per game
+        self._opponent = np.full(games, -1)  # each game's league agent (an index into the league), -1: self-play
         self._last_decision = np.full((games, players), -1)  # row of each seat's latest decision (-1: none open)
         self._returns = np.zeros((games, players), np.float32)  # each seat's reward so far in its game
         self._moves = np.zeros(games, np.int64)  # moves so far in each game
@@ -158,6 +180,8 @@ class BatchedEnvRunner(SingleAgentEnvRunner):
         self._last_decision[:] = -1
         self._returns[:], self._moves[:] = 0, 0
         self._carried, self._needs_initial_reset, self._reset_before = None, False, True
+        draw_seating(self._seating_rng, np.arange(self.num_envs), self._learner, self._opponent, self._league_entries,
+                     self._league_share)
 
     def _choose(self, obs: np.ndarray, masks: np.ndarray, explore: bool, random_actions: bool
                 ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -208,10 +232,14 @@ class BatchedEnvRunner(SingleAgentEnvRunner):
                 decisions = self._grown(decisions)
             seat = current.astype(np.int64)
             actions, logprob, logits = self._choose(obs, masks, explore, random_actions)
+            learns = self._learner[everyone, seat]
+            if not learns.all():  # league agents play their seats; only the learners' decisions are kept
+                act_on_rows(self._league, np.where(self._learner, -1, self._opponent[:, None]), obs, masks, seat,
+                            actions, venv=games)
             decisions.obs[row], decisions.mask[row], decisions.logits[row] = obs, masks, logits
             decisions.action[row], decisions.logprob[row], decisions.seat[row] = actions, logprob, seat
-            decisions.valid[row] = True
-            self._last_decision[everyone, seat] = row
+            decisions.valid[row] = learns
+            self._last_decision[everyone[learns], seat[learns]] = row
             stepped = self._try_env_step(actions)
             if stepped is ENV_STEP_FAILURE:  # RLlib re-made the env (restart_failed_sub_environments): start over
                 self._needs_initial_reset = True
@@ -226,7 +254,7 @@ class BatchedEnvRunner(SingleAgentEnvRunner):
             row += 1
         self._carried = decisions
         episodes = self._episodes(decisions, row)
-        made = (row - players) * n
+        made = int(decisions.valid[players:row].sum())  # the learners' decisions of this call
         self.num_env_steps_sampled_lifetime += made
         self._increase_sampled_metrics(made, finished)
         self._log_games(finished_games)
@@ -248,13 +276,18 @@ class BatchedEnvRunner(SingleAgentEnvRunner):
         decisions.reward[self._last_decision[game, seat], game] += rewards[game, seat]
 
     def _end_games(self, decisions: Decisions, ended: np.ndarray, finished_games: list) -> None:
-        """Close every seat's trajectory in the games that ended, and note their lengths and returns."""
+        """Close every learning seat's trajectory in the games that ended, note their lengths, returns and league
+        agents, and seat them anew."""
         game, seat = np.nonzero(self._last_decision[ended] >= 0)
         game = ended[game]
         decisions.done[self._last_decision[game, seat], game] = True
-        finished_games.extend(zip(self._moves[ended].tolist(), self._returns[ended].tolist(), strict=True))
+        learners_return = [float(self._returns[i, self._learner[i]].mean()) for i in ended]
+        finished_games.extend(zip(self._moves[ended].tolist(), self._returns[ended].tolist(),
+                                  self._opponent[ended].tolist(), learners_return, strict=True))
         self._last_decision[ended] = -1
         self._returns[ended], self._moves[ended] = 0, 0
+        draw_seating(self._seating_rng, ended, self._learner, self._opponent, self._league_entries,
+                     self._league_share)
 
     def _episodes(self, decisions: Decisions, rows: int) -> list[SingleAgentEpisode]:
         """Each seat's trajectory chunks in ``decisions[:rows]`` as episodes: those of finished games whole
@@ -315,12 +348,17 @@ class BatchedEnvRunner(SingleAgentEnvRunner):
             len_lookback_buffer=0,
         )
 
-    def _log_games(self, finished_games: list[tuple[int, list[float]]]) -> None:
-        """Log each finished game's moves and each seat's return."""
+    def _log_games(self, finished_games: list[tuple[int, list[float], int, float]]) -> None:
+        """Log each finished game's moves and, in self-play games, each seat's return; in league games, the
+        learning side's mean return against its league entry."""
         window = max(1, math.ceil(self.config.metrics_num_episodes_for_smoothing / (self.config.num_env_runners or 1)))
-        for moves, returns in finished_games:
+        for moves, returns, opponent, learners_return in finished_games:
             self.metrics.log_value(EPISODE_LEN_MEAN, moves, window=window)
             self.metrics.log_value(EPISODE_RETURN_MEAN, float(sum(returns)), window=window)
+            if opponent >= 0:
+                self.metrics.log_value((LEAGUE_RETURN_MEAN, self._league_entries[opponent]), learners_return,
+                                       window=window)
+                continue
             for seat, value in enumerate(returns):
                 self.metrics.log_value((EPISODE_AGENT_RETURN_MEAN, SEAT_NAME.format(seat)), value, window=window)
 

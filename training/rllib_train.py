@@ -46,7 +46,7 @@ import tempfile
 import threading
 import typing
 from collections.abc import Callable, Iterator, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Annotated, Any, Literal
 
@@ -60,6 +60,7 @@ from cardenvs.training.cli import (
     PPOOptions,
     at_least,
     check_options,
+    check_training_agents,
     invocation,
     option,
     registered_env,
@@ -118,6 +119,8 @@ DEFAULT_GAMES = {"batched": 256, "pettingzoo": 1}
 BATCHED_STEPS = 32
 #: the PettingZoo sampler's iteration unless --train-batch-size says otherwise, in env steps
 PETTINGZOO_BATCH = 4000
+#: the league's agents unless --league says otherwise (league games only with a --league-share above 0)
+DEFAULT_LEAGUE = ("heuristic", "random")
 #: the game trained on unless --env-id says otherwise
 DEFAULT_ENV_ID = "slabberjan_v0"
 #: RLlib seeds numpy's legacy generator (32 bits) with the seed plus each worker's and env's index: the run's seed
@@ -164,6 +167,10 @@ class RLlibTrainArgs(PPOOptions):
     """games each EnvRunner steps side by side (batched: in one call of the engine and one forward pass)"""
     sampler: Sampler = "auto"
     """how EnvRunners play: batched (the batched engine; shared policy only), pettingzoo (one AEC env per game), auto"""
+    league: list[str] = field(default_factory=lambda: list(DEFAULT_LEAGUE))
+    """who plays the other side of league games (batched sampler): agent specs (random, heuristic, trained, ppo:PATH)"""
+    league_share: float = 0.0
+    """share of the games with a league agent on one side, in [0, 1] (batched sampler; the rest: every seat learns)"""
     train_batch_size: Annotated[int | None, shown_default("batched: 32 steps of every game; pettingzoo: 4000",
                                                           "INT")] = None
     """env steps (decisions) sampled per iteration (per learner)"""
@@ -202,6 +209,7 @@ class RLlibTrainArgs(PPOOptions):
             raise ValueError("--sampler batched plays every seat with one module: it needs --policy shared "
                              "(--sampler pettingzoo trains one module per seat)")
         check_options(self, CHECKS)
+        self.check_league()
         if self.train_batch_size is not None and self.minibatch_size > self.train_batch_size:
             raise ValueError(f"--minibatch-size ({self.minibatch_size}) must not exceed --train-batch-size "
                              f"({self.train_batch_size})")
@@ -216,6 +224,21 @@ class RLlibTrainArgs(PPOOptions):
         if self.address is not None and not self.address.strip():
             raise ValueError("--address must be HOST:PORT, auto or ray://HOST:PORT, not empty")
         runs.check_run_dir(self.resolved_run_dir)
+
+    def check_league(self) -> None:
+        """ValueError unless ``league`` and ``league_share`` can seat league games."""
+        if not 0 <= self.league_share <= 1:
+            raise ValueError(f"--league-share must be in [0, 1], got {self.league_share}")
+        if self.league_share == 0:
+            return
+        if self.resolved_sampler != "batched":
+            raise ValueError("--league-share above 0 needs the batched sampler (--sampler batched, --policy shared)")
+        if not self.league:
+            raise ValueError("--league needs at least one agent spec while --league-share is above 0")
+        if runs.SNAPSHOTS in self.league:
+            raise ValueError(f"--league {runs.SNAPSHOTS}: snapshots of the policy are the self-play trainer's "
+                             "(cardenvs train); RLlib's league holds fixed agents (random, heuristic, ppo:PATH, ...)")
+        check_training_agents("--league", self.league)
 
     @property
     def resolved_run_dir(self) -> str:
@@ -352,10 +375,17 @@ def build_config(args: RLlibTrainArgs, module_class: type | None = None) -> Any:
     )
     runners = {"num_env_runners": args.num_env_runners, "num_envs_per_env_runner": args.games_per_env_runner}
     if args.resolved_sampler == "batched":
-        from cardenvs.training.rllib_batched import SHAPING_KEY, BatchedEnvRunner, BatchedGames
+        from cardenvs.training.rllib_batched import (
+            LEAGUE_KEY,
+            LEAGUE_SHARE_KEY,
+            SHAPING_KEY,
+            BatchedEnvRunner,
+            BatchedGames,
+        )
 
         spaces = BatchedGames.seat_spaces(args.env_id, args.game_params)
         env_config[SHAPING_KEY] = recipe(args.env_id).shaping  # the rewards the self-play trainer learns from
+        env_config[LEAGUE_KEY], env_config[LEAGUE_SHARE_KEY] = list(args.league), args.league_share
         config = (config.environment(env_config=env_config, observation_space=spaces[0], action_space=spaces[1])
                   .env_runners(env_runner_cls=BatchedEnvRunner, **runners))
     else:
@@ -589,6 +619,12 @@ def summarize(iteration: int, result: dict[str, Any]) -> str:
     returns = runners.get("agent_episode_returns_mean", {})
     if returns:
         parts.append("return " + " ".join(f"{agent} {value:+.3f}" for agent, value in sorted(returns.items())))
+    from cardenvs.training.rllib_batched import LEAGUE_RETURN_MEAN
+
+    league_returns = runners.get(LEAGUE_RETURN_MEAN, {})
+    if league_returns:
+        parts.append("learners' return vs " + " ".join(f"{entry} {value:+.3f}"
+                                                      for entry, value in sorted(league_returns.items())))
     for module, stats in sorted(result.get("learners", {}).items()):
         if module != "__all_modules__" and "policy_loss" in stats:
             parts.append(

@@ -32,6 +32,7 @@ import cardenvs
 from cardenvs.core.rng import offset_seed
 from cardenvs.training import cli, open_chains, runs
 from cardenvs.training.auxiliary import AuxiliaryTask
+from cardenvs.training.league import draw_seating
 from cardenvs.training.recipes import Recipe, recipe
 from cardenvs.training.shaping import Potential
 
@@ -191,23 +192,9 @@ class Trainer:
         return agents, entries
 
     def draw_seating(self, rows: np.ndarray, learner: np.ndarray, opponent: np.ndarray, entries: list[str]) -> None:
-        """New seats for the games at ``rows``: learning seats (``learner[i, s]``) and the league opponent index.
-
-        A league game's opponent is drawn with equal chance per league entry (all snapshots together count as
-        one entry) and takes the seats of one side (``s % 2``, the side drawn); a self-play game is all learner.
-        """
-        if rows.size == 0:
-            return
-        side = self.rng.integers(0, 2, rows.size)
-        league_game = self.rng.random(rows.size) < self.args.league_share if entries else np.zeros(rows.size, bool)
-        names = sorted(set(entries), key=entries.index)
-        entry = self.rng.integers(0, max(len(names), 1), rows.size)
-        pick = np.full(rows.size, -1)
-        for k, name in enumerate(names):
-            chosen = league_game & (entry == k)
-            pick[chosen] = self.rng.choice(np.flatnonzero(np.array(entries) == name), int(chosen.sum()))
-        learner[rows] = ~league_game[:, None] | ((np.arange(self.num_players)[None, :] % 2) == side[:, None])
-        opponent[rows] = pick
+        """New seats for the games at ``rows`` (:func:`cardenvs.training.league.draw_seating`, a ``--league-share``
+        of league games): all snapshots together count as one league entry."""
+        draw_seating(self.rng, rows, learner, opponent, entries, self.args.league_share)
 
     # ------------------------------------------------------------------ rollout, credit, GAE, update
     def train(self) -> None:

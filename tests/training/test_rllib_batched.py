@@ -24,7 +24,7 @@ import cardenvs  # noqa: E402
 from cardenvs.agents.registry import make_agent  # noqa: E402
 from cardenvs.training import rllib_train  # noqa: E402
 from cardenvs.training.recipes import recipe  # noqa: E402
-from cardenvs.training.rllib_batched import SHAPING_KEY, BatchedEnvRunner  # noqa: E402
+from cardenvs.training.rllib_batched import LEAGUE_RETURN_MEAN, SHAPING_KEY, BatchedEnvRunner  # noqa: E402
 from cardenvs.training.rllib_masking import ACTION_MASK_KEY, OBSERVATION_KEY, MaskedActorCritic  # noqa: E402
 from cardenvs.training.rllib_train import RLlibTrainArgs, build_config, train  # noqa: E402
 from tests.helpers import play_whole_games  # noqa: E402
@@ -58,8 +58,9 @@ def recording_runner(args: RLlibTrainArgs, shaped: bool = False) -> tuple[Batche
     def recorded(actions):
         before = (games.games.observations.copy(), games.games.action_masks.copy(),
                   games.games.current_players.copy(), np.array(actions))
+        learner = runner._learner.copy()  # the seats that learn in each game, before a game's end seats it anew
         result = step(actions)
-        steps.append((*before, *(array.copy() for array in result[3:])))
+        steps.append((*before, *(array.copy() for array in result[3:]), learner))
         return result
 
     games.step = recorded
@@ -67,14 +68,15 @@ def recording_runner(args: RLlibTrainArgs, shaped: bool = False) -> tuple[Batche
 
 
 def replayed_trajectories(steps: list, num_games: int, num_players: int) -> list[tuple]:
-    """Each seat's trajectory chunks as the self-play trainer credits them, from the recorded steps, one game and
-    one step at a time: ``(first observation, actions, rewards, terminated)``."""
+    """Each learning seat's trajectory chunks as the self-play trainer credits them, from the recorded steps, one
+    game and one step at a time: ``(first observation, actions, rewards, terminated)``."""
     chunks = []
     for game in range(num_games):
         open_decisions = {seat: [] for seat in range(num_players)}  # seat -> [observation, action, reward]
-        for obs, _, seats, actions, rewards, terminated, truncated in steps:
+        for obs, _, seats, actions, rewards, terminated, truncated, learner in steps:
             seat = int(seats[game])
-            open_decisions[seat].append([obs[game], int(actions[game]), 0.0])
+            if learner[game, seat]:  # a league agent's decision is not the learner's
+                open_decisions[seat].append([obs[game], int(actions[game]), 0.0])
             for who in range(num_players):
                 if open_decisions[who]:
                     open_decisions[who][-1][2] += float(rewards[game, who])
@@ -151,6 +153,45 @@ def test_the_recipe_s_shaping_adds_gamma_times_the_next_potential_less_this_one(
         runner.stop()
 
 
+def test_in_league_games_only_the_learning_side_s_decisions_and_rewards_reach_the_learner(local_ray):
+    args = RLlibTrainArgs(env_id=ENV_ID, **{**TINY, "num_envs_per_env_runner": 6}, league=["random", "heuristic"],
+                          league_share=0.5, seed=6)
+    runner, steps = recording_runner(args)
+    try:
+        episodes = runner.sample(num_episodes=12)
+        games = runner.env.games
+        expected = replayed_trajectories(steps, games.num_envs, games.num_players)
+        got = [key(episode.get_observations()[OBSERVATION_KEY][0], tuple(episode.get_actions().tolist()),
+                   tuple(episode.get_rewards().tolist()), episode.is_terminated) for episode in episodes]
+        assert Counter(got) == Counter(key(*chunk) for chunk in expected)
+        league_moves = sum(int((~learner[np.arange(games.num_envs), seats]).sum())
+                           for _, _, seats, *_, learner in steps)
+        assert league_moves > 0  # league agents played
+        assert sum(len(episode) for episode in episodes) + league_moves <= len(steps) * games.num_envs
+        sides = {tuple(learner[game]) for *_, learner in steps for game in range(games.num_envs)}
+        # a league game's learners are one partnership (seats of one parity); a self-play game's, every seat
+        assert sides <= {(True, True, True, True), (True, False, True, False), (False, True, False, True)}
+        assert len(sides) == 3
+        metrics = runner.get_metrics()
+        assert set(metrics[LEAGUE_RETURN_MEAN]) <= {"random", "heuristic"} and metrics[LEAGUE_RETURN_MEAN]
+    finally:
+        runner.stop()
+
+
+def test_a_league_needs_the_batched_sampler_and_fixed_agents():
+    with pytest.raises(ValueError, match="needs the batched sampler"):
+        RLlibTrainArgs(env_id=ENV_ID, sampler="pettingzoo", league_share=0.5).validate()
+    with pytest.raises(ValueError, match="snapshots of the policy are the self-play trainer's"):
+        RLlibTrainArgs(env_id=ENV_ID, league=["heuristic", "snapshots"], league_share=0.5).validate()
+    with pytest.raises(ValueError, match=r"--league-share must be in \[0, 1\]"):
+        RLlibTrainArgs(env_id=ENV_ID, league_share=1.5).validate()
+    with pytest.raises(ValueError, match="at least one agent spec"):
+        RLlibTrainArgs(env_id=ENV_ID, league=[], league_share=0.5).validate()
+    with pytest.raises(ValueError, match="human"):
+        RLlibTrainArgs(env_id=ENV_ID, league=["human"], league_share=0.5).validate()
+    RLlibTrainArgs(env_id=ENV_ID, sampler="pettingzoo").validate()  # no league games: any sampler
+
+
 def test_a_decision_kept_back_opens_the_seat_s_next_chunk_with_its_later_rewards(local_ray):
     args = RLlibTrainArgs(env_id=ENV_ID, **{**TINY, "num_envs_per_env_runner": 4}, seed=5)
     runner, steps = recording_runner(args)
@@ -162,7 +203,7 @@ def test_a_decision_kept_back_opens_the_seat_s_next_chunk_with_its_later_rewards
         games = runner.env.games
         game, seat = np.nonzero(runner._last_decision >= 0)  # the decisions kept back for the next call
         assert decisions + game.size == len(steps) * games.num_envs  # every decision shipped once, or waiting
-        paid = sum(float(rewards.sum()) for *_, rewards, _, _ in steps)
+        paid = sum(float(rewards.sum()) for *_, rewards, _, _, _ in steps)
         carried = float(runner._carried.reward[runner._last_decision[game, seat], game].sum())
         # every reward reached a decision: shipped, or on a decision still waiting
         assert sum(float(episode.get_rewards().sum()) for episode in shipped) + carried == pytest.approx(paid)

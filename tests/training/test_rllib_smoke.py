@@ -119,7 +119,8 @@ def test_module_rejects_a_space_without_the_mask():
         MaskedActorCritic(observation_space=observation_only, action_space=env.action_space(env.possible_agents[0]))
 
 
-def test_bad_arguments_exit_with_a_message_before_ray_starts(capsys):
+def test_bad_arguments_exit_with_a_message_before_ray_starts(tmp_path, monkeypatch, capsys):
+    monkeypatch.chdir(tmp_path)  # the default run directories are relative: none of them holds a run there
     assert main(["--env-id", ENV_ID, "--iterations", "0"]) == 2
     assert "--iterations must be at least 1" in capsys.readouterr().err
     assert main(["--env-id", ENV_ID, "--players", "3"]) == 2
@@ -141,6 +142,8 @@ def test_bad_arguments_exit_with_a_message_before_ray_starts(capsys):
     (["--players", "0"], "--players must be at least 1, got 0"),
     (["--num-cpus", "2", "--num-env-runners", "3"],
      "--num-env-runners 3 needs 3 CPUs and the local Ray instance has 2"),
+    (["--league-share", "0.5", "--league", "snapshots"], "RLlib's league holds fixed agents"),
+    (["--league-share", "0.5", "--league", "ppo:nowhere/model.pt"], "--league ppo:nowhere/model.pt: nothing at"),
 ])
 def test_impossible_values_exit_with_one_line_before_ray_starts(tmp_path, capsys, options, message):
     tiny = ["--iterations", "1", "--train-batch-size", "200", "--minibatch-size", "100", "--hidden", "16"]
