@@ -369,3 +369,17 @@ def test_everything_runs_as_plain_python_with_jit_disabled():
 def test_unknown_env_id_lists_the_known_ones():
     with pytest.raises(ValueError, match=r"available: .*slabberjan_v0"):
         cardenvs.env("poker_v9")
+
+
+def test_a_deep_copy_takes_over_its_original_s_kernels_and_steps_on_its_own():
+    """Copying an env reuses the kernels compiled for its arrays' types (typing them anew costs milliseconds, which
+    searches that copy envs pay at every node), and the copy's state is its own."""
+    env = cardenvs.env("clabber_v0")
+    env.reset(seed=3)
+    before = env.unwrapped.snapshot()
+    clone = copy.deepcopy(env)
+    for name in ("_step_game", "_observe_game", "_reset_game", "_refresh_game"):
+        assert getattr(clone.unwrapped, name) is getattr(env.unwrapped, name)
+    assert clone.unwrapped._states is not env.unwrapped._states
+    clone.step(int(np.flatnonzero(clone.observe(clone.agent_selection)["action_mask"])[0]))
+    assert env.unwrapped.snapshot() == before and clone.unwrapped.snapshot() != before

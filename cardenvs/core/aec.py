@@ -345,15 +345,14 @@ class CardEnv(AECEnv):
         return list(agents), rewards
 
     def __deepcopy__(self, memo: dict) -> CardEnv:
-        clone = copy.copy(self)
+        clone = object.__new__(type(self))  # not copy.copy: it would go through __setstate__ and type the kernels anew
         memo[id(self)] = clone
         for name, value in self.__dict__.items():
-            if name in _SHARED_ATTRIBUTES:
-                continue  # immutable or shared by design
             if name in _VIEW_ATTRIBUTES:
                 continue  # rebuilt below from the copied state array
-            setattr(clone, name, copy.deepcopy(value, memo))
-        clone._bind_views()
+            # the shared attributes are immutable or shared by design
+            clone.__dict__[name] = value if name in _SHARED_ATTRIBUTES else copy.deepcopy(value, memo)
+        clone._bind_views(kernels_of=self)
         return clone
 
     def __getstate__(self) -> dict:
@@ -391,15 +390,21 @@ class CardEnv(AECEnv):
             shown = repr(action)
         return f"{self.game.env_id}: action {shown} is not legal for {agent} now; legal actions: {', '.join(legal)}"
 
-    def _bind_views(self) -> None:
-        """Views into the state array that the hot path reads without going through ``np.record``."""
+    def _bind_views(self, kernels_of: CardEnv | None = None) -> None:
+        """Views into the state array that the hot path reads without going through ``np.record``, and the hot
+        path's kernels: those of ``kernels_of`` (a copy's original, whose arrays have the very same types), else
+        resolved anew (a few milliseconds: numba types every argument)."""
         self._engine_states = engine_view(self._states)
         self._records = self._states.view(np.recarray)
         self._step_rewards = self._states["rewards"][0]
+        self._engine_staged = engine_view(self._staged)
+        if kernels_of is not None:
+            for name in _KERNEL_ATTRIBUTES:
+                setattr(self, name, getattr(kernels_of, name))
+            return
         # The hot path's kernels, resolved once for these exact argument types (player and action are ints).
         self._step_game = entry_point(step_game, self._engine_states, 0, self._acting_obs, self._mask)
         self._observe_game = entry_point(observe_game, self._engine_states, 0, self._obs, self._scratch_mask)
-        self._engine_staged = engine_view(self._staged)
         self._reset_game = entry_point(reset_game, self._engine_staged, np.uint64(0))
         self._refresh_game = entry_point(refresh_game, self._engine_states, self._acting_obs, self._mask)
 
@@ -475,12 +480,10 @@ class CardEnv(AECEnv):
 _SHARED_ATTRIBUTES = frozenset(
     {"game", "params", "layout", "observation_spaces", "action_spaces", "_agent_index", "state_layout", "state_space"}
 )
-_VIEW_ATTRIBUTES = frozenset(
-    {
-        "_engine_states", "_records", "_step_rewards",
-        "_step_game", "_observe_game", "_engine_staged", "_reset_game", "_refresh_game",
-    }
-)
+#: the hot path's compiled kernels, each resolved for the exact types of the env's arrays (``_bind_views``)
+_KERNEL_ATTRIBUTES = ("_step_game", "_observe_game", "_reset_game", "_refresh_game")
+#: attributes rebuilt from the state array (or, the kernels, taken over) rather than copied or pickled
+_VIEW_ATTRIBUTES = frozenset({"_engine_states", "_records", "_step_rewards", "_engine_staged", *_KERNEL_ATTRIBUTES})
 
 
 def _params_as_dict(params: Any) -> dict:
