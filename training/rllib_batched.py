@@ -25,8 +25,9 @@ league game, where one side learns and a fixed league agent plays the other (bel
   rewards go to the learner.
 
 An env step here is one decision of a learning seat of one game (a league agent's moves are not counted), so
-``train_batch_size`` counts the learner's decisions, as with the PettingZoo route. The masking is :class:`~cardenvs.training.rllib_masking.MaskedActorCritic`'s: the logits of illegal actions
-are the most negative float32, so sampling never picks one, and the engine raises on one anyway. The module,
+``train_batch_size`` counts the learner's decisions, as with the PettingZoo route. The masking is
+:class:`~cardenvs.training.rllib_masking.MaskedActorCritic`'s: the logits of illegal actions are the most negative
+float32, so sampling never picks one, and the engine raises on one anyway. The module,
 its learner, checkpoints and the ``rllib:PATH`` agent are those of the PettingZoo route; only the sampling
 differs. Metrics: ``episode_len_mean`` is moves per game, ``agent_episode_returns_mean`` each seat's mean
 return in self-play games, :data:`LEAGUE_RETURN_MEAN` the learning side's mean return per seat against each league

@@ -601,12 +601,15 @@ def cluster_error(address: str | None, error: BaseException) -> str:
 
 # ---------------------------------------------------------------------------------------------- results
 def summarize(iteration: int, result: dict[str, Any]) -> str:
-    """One line per iteration: steps, episodes, each seat's mean return, each module's losses.
+    """One line per iteration: steps, episodes, each seat's mean return (and the learners' against each league entry),
+    each module's losses.
 
     Args:
         iteration: the iteration number (from 1).
         result: what ``Algorithm.train()`` returned.
     """
+    from cardenvs.training.rllib_batched import LEAGUE_RETURN_MEAN
+
     runners = result.get("env_runners", {})
     parts = [
         f"iter {iteration:>4}",
@@ -619,8 +622,6 @@ def summarize(iteration: int, result: dict[str, Any]) -> str:
     returns = runners.get("agent_episode_returns_mean", {})
     if returns:
         parts.append("return " + " ".join(f"{agent} {value:+.3f}" for agent, value in sorted(returns.items())))
-    from cardenvs.training.rllib_batched import LEAGUE_RETURN_MEAN
-
     league_returns = runners.get(LEAGUE_RETURN_MEAN, {})
     if league_returns:
         parts.append("learners' return vs " + " ".join(f"{entry} {value:+.3f}"
