@@ -49,7 +49,7 @@ class PPOOptions:
     update_epochs: int = 2
     """passes over each batch of collected decisions"""
     learning_rate: float = 1e-3
-    """Adam's step size (cardenvs train anneals it linearly to 0 over the run)"""
+    """Adam's step size (cardenvs train and rllib_train anneal it linearly to 0 over the run)"""
     gamma: float = 0.995
     """discount per decision of a seat, in [0, 1]"""
     gae_lambda: float = 0.95

@@ -210,7 +210,8 @@ class BatchedEnvRunner(SingleAgentEnvRunner):
 
     def _sample(self, *, num_timesteps: int | None = None, num_episodes: int | None = None, explore: bool,
                 random_actions: bool = False, force_reset: bool = False) -> list[SingleAgentEpisode]:
-        """Step every game until ``num_timesteps`` decisions are made or ``num_episodes`` games end; the episodes.
+        """Step every game until the learning seats have made ``num_timesteps`` decisions or ``num_episodes``
+        games end; the episodes.
 
         Called by ``SingleAgentEnvRunner.sample``, which times it and works out the counts from the config.
         """
@@ -218,8 +219,8 @@ class BatchedEnvRunner(SingleAgentEnvRunner):
         if force_reset or num_episodes is not None or self._needs_initial_reset:
             self._reset_games()
         players, n = games.num_players, self.num_envs
-        steps = math.ceil(num_timesteps / n) if num_timesteps is not None else None
-        rows = players + (steps if steps is not None else 0)
+        # room for the steps the decisions take without a league (more rows are added as needed)
+        rows = players + (math.ceil(num_timesteps / n) if num_timesteps is not None else 0)
         decisions = Decisions(max(rows, players + 1), n, games.layout.size, games.num_actions)
         if self._carried is not None:  # the open trajectories' latest decisions move to the carry rows
             game, seat = carry_over(self._carried.kept(), self._last_decision, players)
@@ -227,9 +228,9 @@ class BatchedEnvRunner(SingleAgentEnvRunner):
                 kept[:players] = carried[:players]
             decisions.valid[seat, game] = True
         obs, masks, current = games.observations, games.action_masks, games.current_players
-        row, finished, finished_games, everyone = players, 0, [], np.arange(n)
-        while (row < rows) if steps is not None else (finished < num_episodes):
-            if row == len(decisions.valid):  # counting games: room for more steps
+        row, made, finished, finished_games, everyone = players, 0, 0, [], np.arange(n)
+        while (made < num_timesteps) if num_timesteps is not None else (finished < num_episodes):
+            if row == len(decisions.valid):  # room for more steps
                 decisions = self._grown(decisions)
             seat = current.astype(np.int64)
             actions, logprob, logits = self._choose(obs, masks, explore, random_actions)
@@ -240,6 +241,7 @@ class BatchedEnvRunner(SingleAgentEnvRunner):
             decisions.obs[row], decisions.mask[row], decisions.logits[row] = obs, masks, logits
             decisions.action[row], decisions.logprob[row], decisions.seat[row] = actions, logprob, seat
             decisions.valid[row] = learns
+            made += int(learns.sum())
             self._last_decision[everyone[learns], seat[learns]] = row
             stepped = self._try_env_step(actions)
             if stepped is ENV_STEP_FAILURE:  # RLlib re-made the env (restart_failed_sub_environments): start over
@@ -255,7 +257,6 @@ class BatchedEnvRunner(SingleAgentEnvRunner):
             row += 1
         self._carried = decisions
         episodes = self._episodes(decisions, row)
-        made = int(decisions.valid[players:row].sum())  # the learners' decisions of this call
         self.num_env_steps_sampled_lifetime += made
         self._increase_sampled_metrics(made, finished)
         self._log_games(finished_games)

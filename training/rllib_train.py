@@ -355,7 +355,9 @@ def build_config(args: RLlibTrainArgs, module_class: type | None = None) -> Any:
             train_batch_size_per_learner=args.batch_size,
             minibatch_size=args.minibatch_size,
             num_epochs=args.update_epochs,
-            lr=args.learning_rate,
+            # as cardenvs train: annealed linearly to 0 over the run's budget, and the clipped objective alone
+            lr=[[0, args.learning_rate], [args.iterations * args.batch_size, 0.0]],
+            use_kl_loss=False,
             gamma=args.gamma,
             lambda_=args.gae_lambda,
             clip_param=args.clip_coef,

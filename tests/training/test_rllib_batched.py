@@ -174,6 +174,10 @@ def test_in_league_games_only_the_learning_side_s_decisions_and_rewards_reach_th
         assert len(sides) == 3
         metrics = runner.get_metrics()
         assert set(metrics[LEAGUE_RETURN_MEAN]) <= {"random", "heuristic"} and metrics[LEAGUE_RETURN_MEAN]
+        # a call asked for decisions steps on until the learning seats alone have made them (within one step)
+        before = runner.num_env_steps_sampled_lifetime
+        runner.sample(num_timesteps=60)
+        assert 60 <= runner.num_env_steps_sampled_lifetime - before < 60 + games.num_envs
     finally:
         runner.stop()
 
