@@ -283,9 +283,10 @@ class BatchedEnvRunner(SingleAgentEnvRunner):
         game, seat = np.nonzero(self._last_decision[ended] >= 0)
         game = ended[game]
         decisions.done[self._last_decision[game, seat], game] = True
-        learners_return = [float(self._returns[i, self._learner[i]].mean()) for i in ended]
+        learning = self._learner[ended]  # every game has a learning seat
+        learners_return = (self._returns[ended] * learning).sum(axis=1) / learning.sum(axis=1)
         finished_games.extend(zip(self._moves[ended].tolist(), self._returns[ended].tolist(),
-                                  self._opponent[ended].tolist(), learners_return, strict=True))
+                                  self._opponent[ended].tolist(), learners_return.tolist(), strict=True))
         self._last_decision[ended] = -1
         self._returns[ended], self._moves[ended] = 0, 0
         draw_seating(self._seating_rng, ended, self._learner, self._opponent, self._league_entries,
