@@ -75,6 +75,8 @@ PPO_CHECKS: tuple[Rule, ...] = (
 )
 #: the check of every trainer's ``--seed``: the project's seed rule (None, where a trainer allows it, is unseeded)
 SEED_CHECK: Rule = (("seed",), lambda v: v is None or 0 <= v < SEED_LIMIT, SEED_RULE)
+#: the check of ``--league-share``, the share of training games with a league agent (the trainers that have a league)
+LEAGUE_SHARE_CHECK: Rule = (("league_share",), lambda v: 0 <= v <= 1, "in [0, 1]")
 
 
 def flag(name: str) -> str:

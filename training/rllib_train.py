@@ -55,6 +55,7 @@ from cardenvs.core.exit_codes import EXIT_FAILURE, EXIT_INTERRUPTED, EXIT_USAGE
 from cardenvs.core.rng import narrowed_seed, offset_seed
 from cardenvs.training import runs
 from cardenvs.training.cli import (
+    LEAGUE_SHARE_CHECK,
     PPO_CHECKS,
     SEED_CHECK,
     PPOOptions,
@@ -227,8 +228,7 @@ class RLlibTrainArgs(PPOOptions):
 
     def check_league(self) -> None:
         """ValueError unless ``league`` and ``league_share`` can seat league games."""
-        if not 0 <= self.league_share <= 1:
-            raise ValueError(f"--league-share must be in [0, 1], got {self.league_share}")
+        check_options(self, [LEAGUE_SHARE_CHECK])
         if self.league_share == 0:
             return
         if self.resolved_sampler != "batched":

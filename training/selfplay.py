@@ -447,7 +447,7 @@ CHECKS: tuple[cli.Rule, ...] = (
     cli.at_least(0, "eval_every", "eval_games", "final_games", "max_snapshots"),
     cli.SEED_CHECK, *cli.PPO_CHECKS,
     (("truncation_reward",), math.isfinite, "a finite number"),
-    (("league_share",), lambda v: 0 <= v <= 1, "in [0, 1]"),
+    cli.LEAGUE_SHARE_CHECK,
     (("minutes",), lambda v: math.isfinite(v) and v >= 0, "0 or more"),
 )
 #: the phases of a run as the command names them
