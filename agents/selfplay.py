@@ -27,8 +27,12 @@ MODEL_FORMAT = "cardenvs-selfplay-1"
 
 def input_scale(layout: ObservationLayout) -> np.ndarray:
     """Per observation entry, 1 / its documented upper bound (1 where that is at most 1): inputs of order 1."""
-    highs = np.concatenate([np.full(view.size, float(view.high), np.float32) for view in layout.views])
-    return (1.0 / np.maximum(highs, 1.0)).astype(np.float32)
+    return scale_of_bounds(np.concatenate([np.full(view.size, float(view.high), np.float32) for view in layout.views]))
+
+
+def scale_of_bounds(highs: np.ndarray) -> np.ndarray:
+    """:func:`input_scale` from the entries' upper bounds themselves (e.g. an observation ``Box``'s ``high``)."""
+    return (1.0 / np.maximum(np.asarray(highs, np.float32), 1.0)).astype(np.float32)
 
 
 class MaskedActorCritic(nn.Module):

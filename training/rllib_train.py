@@ -71,6 +71,8 @@ from cardenvs.training.cli import (
 )
 from cardenvs.training.recipes import recipe
 
+#: RLlib's value loss is ``vf_loss_coeff`` × squared error; ``cardenvs train``'s is ``--vf-coef`` × half of it
+VALUE_LOSS_FACTOR = 0.5
 #: the name the cardenvs env creator is registered under with ``ray.tune.registry.register_env``
 ENV_NAME = "cardenvs_pettingzoo"
 #: the module id of ``--policy shared`` with the PettingZoo sampler
@@ -362,7 +364,10 @@ def build_config(args: RLlibTrainArgs, module_class: type | None = None) -> Any:
             lambda_=args.gae_lambda,
             clip_param=args.clip_coef,
             entropy_coeff=args.ent_coef,
-            vf_loss_coeff=args.vf_coef,
+            # as cardenvs train: the value loss is half the squared error, not clipped (RLlib's is the squared
+            # error, clipped at vf_clip_param)
+            vf_loss_coeff=args.vf_coef * VALUE_LOSS_FACTOR,
+            vf_clip_param=float("inf"),
             grad_clip=args.max_grad_norm,
             grad_clip_by="global_norm",
         )

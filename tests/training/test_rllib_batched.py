@@ -252,7 +252,7 @@ class UnmaskedActorCritic(MaskedActorCritic):
     """The same networks without the mask: its actions are often illegal."""
 
     def _forward(self, batch, **kwargs):
-        return {Columns.ACTION_DIST_INPUTS: self.policy_net(batch[Columns.OBS][OBSERVATION_KEY])}
+        return {Columns.ACTION_DIST_INPUTS: self.network.policy_head(self._trunk(batch))}
 
 
 def test_an_illegal_action_stops_batched_sampling(local_ray):

@@ -30,6 +30,8 @@ from ray.rllib.env.env_runner import NUM_ENV_STEP_FAILURES_LIFETIME  # noqa: E40
 
 import cardenvs  # noqa: E402
 from cardenvs.agents.registry import make_agent  # noqa: E402
+from cardenvs.agents.selfplay import MaskedActorCritic as SelfPlayNetwork  # noqa: E402
+from cardenvs.agents.selfplay import input_scale  # noqa: E402
 from cardenvs.core import exit_codes  # noqa: E402
 from cardenvs.training import rllib_train, runs  # noqa: E402
 from cardenvs.training.rllib_masking import ILLEGAL_LOGIT, MaskedActorCritic  # noqa: E402
@@ -51,6 +53,8 @@ ENV_ID = "clabber_v0"
 #: tiny sizes: one iteration samples a couple of games and makes a handful of SGD steps
 TINY = dict(iterations=1, train_batch_size=200, minibatch_size=100, update_epochs=1, hidden=[16], final_games=0,
             sampler="pettingzoo")
+#: weights of each part of the shared network: the trunk's first layer, the policy head, the value head
+SHARED_NETWORK_WEIGHTS = ("network.trunk.0.weight", "network.policy_head.weight", "network.value_head.weight")
 
 
 @pytest.fixture(scope="module")
@@ -110,6 +114,28 @@ def test_module_gives_illegal_actions_zero_probability_and_leaves_the_batch_alon
     unmasked_logits = module.forward_exploration(all_legal)[Columns.ACTION_DIST_INPUTS]
     assert torch.equal(unmasked_logits[legal], logits[legal])
     assert torch.equal(module.compute_values(all_legal), values) and values.shape == (len(observations),)
+
+
+def test_module_is_the_self_play_trainer_s_network_with_its_loss():
+    # the same function class as cardenvs train: its network, scaled by the game's documented bounds
+    env = cardenvs.env(ENV_ID)
+    seat = env.possible_agents[0]
+    module = MaskedActorCritic(observation_space=env.observation_space(seat), action_space=env.action_space(seat),
+                               model_config={"hidden_sizes": [32, 16]})
+    reference = SelfPlayNetwork(input_scale(env.layout), env.num_actions, [32, 16])
+    reference.load_state_dict(module.network.state_dict())
+    observations = env_observations(ENV_ID, seed=5, count=30)
+    batch = as_batch(observations)
+    legal = batch[Columns.OBS]["action_mask"] > 0
+    logits, values = reference(batch[Columns.OBS]["observation"], legal)
+    trained = module.forward_train(batch)
+    assert torch.allclose(trained[Columns.ACTION_DIST_INPUTS][legal], logits[legal])
+    # the value reuses the trunk's pass of forward_train, and equals a pass of its own
+    assert torch.allclose(module.compute_values(batch, embeddings=trained[Columns.EMBEDDINGS]), values)
+    assert torch.allclose(module.compute_values(batch), values)
+    # RLlib's value loss is coefficient x squared error, clipped; cardenvs train's is --vf-coef x half, unclipped
+    config = build_config(RLlibTrainArgs(env_id=ENV_ID, vf_coef=0.8, **TINY))
+    assert config.vf_loss_coeff == pytest.approx(0.4) and config.vf_clip_param == float("inf")
 
 
 def test_module_rejects_a_space_without_the_mask():
@@ -248,7 +274,7 @@ def test_shared_policy_trains_saves_a_checkpoint_and_resumes(local_ray, tmp_path
             lambda learner: {name: value.clone() for name, value in learner.module["shared"].state_dict().items()})]
     finally:
         algorithm.stop()
-    assert {"policy_net.0.weight", "value_net.0.weight"} <= set(initial)
+    assert set(SHARED_NETWORK_WEIGHTS) <= set(initial)
     results, checkpoint = train(args)
     assert checkpoint == tmp_path.resolve() / rllib_train.CHECKPOINT_DIR
     assert len(results) == 2
@@ -258,11 +284,11 @@ def test_shared_policy_trains_saves_a_checkpoint_and_resumes(local_ray, tmp_path
     printed = capsys.readouterr().out
     assert "iter    1 | env steps" in printed and "iter    2 | env steps" in printed
     assert printed.count(f"saved to {checkpoint}") == 2
-    # the saved policy reloads without Ray: both networks moved, and it plays whole games with legal actions
+    # the saved policy reloads without Ray: trunk and both heads moved, and it plays whole games with legal actions
     module = RLModule.from_checkpoint(f"{checkpoint}/learner_group/learner/rl_module/shared")
     trained = module.state_dict()
     changed = {name for name, value in initial.items() if not torch.equal(value, trained[name])}
-    assert {"policy_net.0.weight", "value_net.0.weight"} <= changed, changed
+    assert set(SHARED_NETWORK_WEIGHTS) <= changed, changed
     play_whole_games(make_agent(f"rllib:{tmp_path}", ENV_ID, cardenvs.env(ENV_ID).layout), ENV_ID, range(2))
     # --resume goes on from the checkpoint to the iterations in all: iteration and step counts continue
     resumed, _ = train(dataclasses.replace(args, iterations=3, resume=True), print_fn=lambda line: None)
@@ -301,15 +327,17 @@ def test_per_seat_policies_train_one_iteration_on_a_remote_env_runner(local_ray,
     args = RLlibTrainArgs(env_id=ENV_ID, policy="per-seat", num_env_runners=1, run_dir=str(tmp_path), **TINY)
     algorithm = build_config(args).build_algo()
     try:
-        # EnvRunners hold inference-only modules (no value network), the learner the whole ones
+        # EnvRunners hold inference-only modules (no value head), the learner the whole ones
         # (the lambdas name nothing of this module: the remote EnvRunner could not import it)
         runner_layouts = algorithm.env_runner_group.foreach_env_runner(
-            lambda runner: {mid: (m.inference_only, hasattr(m, "value_net")) for mid, m in runner.module.items()}
+            lambda runner: {mid: (m.inference_only, hasattr(m.network, "value_head"))
+                            for mid, m in runner.module.items()}
         )
         assert len(runner_layouts) == 2  # the local EnvRunner and the remote one
         assert all(layout == dict.fromkeys(seats, (True, False)) for layout in runner_layouts)
         learner_layouts = algorithm.learner_group.foreach_learner(
-            lambda learner: {mid: (m.inference_only, hasattr(m, "value_net")) for mid, m in learner.module.items()}
+            lambda learner: {mid: (m.inference_only, hasattr(m.network, "value_head"))
+                             for mid, m in learner.module.items()}
         )
         assert [call.get() for call in learner_layouts] == [dict.fromkeys(seats, (False, True))]
         result = algorithm.train()
@@ -323,7 +351,7 @@ class UnmaskedActorCritic(MaskedActorCritic):
     """The same networks without the mask: its actions are often illegal."""
 
     def _forward(self, batch, **kwargs):
-        return {Columns.ACTION_DIST_INPUTS: self.policy_net(batch[Columns.OBS]["observation"])}
+        return {Columns.ACTION_DIST_INPUTS: self.network.policy_head(self._trunk(batch))}
 
 
 def exception_chain(error: BaseException | None) -> list[BaseException]:
