@@ -372,7 +372,7 @@ def build_config(args: RLlibTrainArgs, module_class: type | None = None) -> Any:
             grad_clip_by="global_norm",
         )
         .learners(num_learners=args.num_learners, num_gpus_per_learner=args.num_gpus_per_learner)
-        # One spec for every module: RLlib copies it per module id, inference-only (no value net) on EnvRunners.
+        # One spec for every module: RLlib copies it per module id, inference-only (no value head) on EnvRunners.
         .rl_module(rl_module_spec=module_spec)
         # An env error (an illegal action included) must stop training, not be hidden by restarting the env or
         # the EnvRunner (RLlib restarts failed EnvRunners by default and carries on without their samples).
