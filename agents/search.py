@@ -457,14 +457,25 @@ class PIMCAgent(_SearchAgent):
     name = "pimc"
 
     def act_views(self, views: Sequence[SeatView]) -> np.ndarray:
+        # the first legal action of the best mean (legal actions in increasing order)
+        return np.nanargmax(self.action_values(views), axis=1).astype(np.int64)
+
+    def action_values(self, views: Sequence[SeatView]) -> np.ndarray:
+        """The search's estimate of each legal action's return to the seat, float64 ``[N, A]``: the mean over the
+        determinizations and playouts that start with the action; NaN for illegal actions. A view with one legal
+        action is not searched: that action's value is 0.
+
+        Args:
+            views: the decisions.
+        """
         self.check_views(views)
-        chosen = np.zeros(len(views), np.int64)
+        values = np.full((len(views), len(views[0].action_mask) if views else 0), np.nan)
         searched, records, first = [], [], []
         determinizations, rollouts = self.options.determinizations, self.options.rollouts
         for index, view in enumerate(views):
             legal = np.flatnonzero(view.action_mask)
             if legal.size == 1:
-                chosen[index] = legal[0]
+                values[index, legal[0]] = 0.0
                 continue
             draws = self.draw_states([view], determinizations)
             # every draw × every legal action × every playout, draw-major
@@ -473,17 +484,17 @@ class PIMCAgent(_SearchAgent):
             first.append(np.tile(np.repeat(legal, rollouts), determinizations))
             searched.append((index, view.seat, legal))
         if not searched:
-            return chosen
+            return values
         returns = self.playout_returns([views[index] for index, _, _ in searched], [len(part) for part in records],
                                        np.concatenate(records), np.concatenate(first))
         start = 0
         for index, seat, legal in searched:
             # this view's playouts, draw-major: [draw, legal action, playout]
             size = determinizations * legal.size * rollouts
-            value = returns[start:start + size, seat].reshape(determinizations, legal.size, rollouts)
-            chosen[index] = legal[int(np.argmax(value.mean(axis=(0, 2))))]
+            values[index, legal] = returns[start:start + size, seat].reshape(
+                determinizations, legal.size, rollouts).mean(axis=(0, 2))
             start += size
-        return chosen
+        return values
 
     def playout_returns(self, views: Sequence[SeatView], counts: Sequence[int], records: np.ndarray,
                         first_actions: np.ndarray) -> np.ndarray:

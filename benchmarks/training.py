@@ -233,6 +233,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     import torch
 
     from cardenvs.training.ppo import Args
+    from cardenvs.training.selfplay import TIME_PARTS
 
     torch.set_num_threads(args.torch_threads)
     tuned = {name: getattr(Args(), name) for name in OLD_PPO_DEFAULTS}
@@ -244,7 +245,7 @@ def main(argv: Sequence[str] | None = None) -> int:
               if all(setup in args.setups for setup in needs)]
     units = {**dict.fromkeys(SETUPS, "decisions/s"), RLLIB_FIGURES[0]: "env steps/s", RLLIB_FIGURES[1]: "env steps/s",
              RLLIB_FIGURES[2]: "decisions/s"}
-    shares_column = ["self-play time: env / opponents / forward / bookkeeping / update"][:int("self-play" in columns)]
+    shares_column = [f"self-play time: {' / '.join(TIME_PARTS)}"][:int("self-play" in columns)]
     print("| game | " + " | ".join([*(f"{c} {units[c]}" for c in columns), *ratios, *shares_column]) + " |")
     print("|---" * (1 + len(columns) + len(ratios) + len(shares_column)) + "|")
     results = []

@@ -15,6 +15,7 @@ from dataclasses import asdict, dataclass, field
 from typing import Any
 
 from cardenvs.training.auxiliary import Auxiliary
+from cardenvs.training.search_targets import SearchTargets
 from cardenvs.training.shaping import Shaping
 
 #: evaluation tournaments of the recipes: enough games for a learning curve whose points are told apart
@@ -30,19 +31,22 @@ class Recipe:
         shaping: potential-based reward shaping (None: none).
         auxiliary: an auxiliary prediction task on the policy's trunk (None: none).
         carry_open_chains: a learning seat's open chain waits for the next rollout instead of being bootstrapped.
+        search_targets: the policy also learns a search's action distribution at some decisions (None: none).
     """
 
     defaults: dict[str, Any] = field(default_factory=dict)
     shaping: Shaping | None = None
     auxiliary: Auxiliary | None = None
     carry_open_chains: bool = False
+    search_targets: SearchTargets | None = None
 
     def extensions(self) -> dict[str, Any]:
         """The extension settings, as model.json records them (JSON types)."""
-        shaping, auxiliary = self.shaping, self.auxiliary
+        shaping, auxiliary, search_targets = self.shaping, self.auxiliary, self.search_targets
         return {"shaping": None if shaping is None else asdict(shaping),
                 "auxiliary": None if auxiliary is None else {**asdict(auxiliary), "views": list(auxiliary.views)},
-                "carry_open_chains": self.carry_open_chains}
+                "carry_open_chains": self.carry_open_chains,
+                "search_targets": None if search_targets is None else asdict(search_targets)}
 
 
 RECIPES: dict[str, Recipe] = {

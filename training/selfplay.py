@@ -6,8 +6,9 @@ side of the table); the per-seat credit (a reward goes to the seat's latest deci
 of decisions; the clipped PPO update on ``--device``; the league of fixed agents and snapshots; checkpoint and resume;
 last, the command line, whose output names each phase of a run (start-up, training with its progress, the final
 matches with their size). A recipe's extensions (``shaping``: rewards before GAE; ``auxiliary``: a head and a loss
-term; ``open_chains``: decisions that wait for the next rollout), the run shell (``runs``) and what the trainers'
-command lines share (``cli``) are modules below this one; nothing below imports it.
+term; ``search_targets``: a search's policy as a loss term; ``open_chains``: decisions that wait for the next
+rollout), the run shell (``runs``) and what the trainers' command lines share (``cli``) are modules below this one;
+nothing below imports it.
 """
 
 from __future__ import annotations
@@ -34,13 +35,14 @@ from cardenvs.training import cli, open_chains, runs
 from cardenvs.training.auxiliary import AuxiliaryTask
 from cardenvs.training.league import draw_seating
 from cardenvs.training.recipes import Recipe, recipe
+from cardenvs.training.search_targets import SearchTeacher, cross_entropy
 from cardenvs.training.shaping import Potential
 
 PROG = "cardenvs train"
 RUNS_DIR = Path("runs") / "selfplay"
 CHECKPOINT_NAME, MODEL_NAME = "checkpoint.pt", "model.pt"
 #: the parts of the loop whose time is measured
-TIME_PARTS = ("env", "opponents", "forward", "bookkeeping", "update")
+TIME_PARTS = ("env", "opponents", "forward", "search", "bookkeeping", "update")
 #: the trainer's state a checkpoint keeps besides the network, the optimizer, the random generator and the timers
 RUN_STATE = ("decisions", "updates", "train_seconds", "evaluations", "last", "snapshots")
 
@@ -110,6 +112,8 @@ class Rollout:
         self.logprob, self.value, self.reward = (np.zeros((rows, n), np.float32) for _ in range(3))
         self.action, self.seat, self.next = (np.zeros((rows, n), np.int64) for _ in range(3))  # next: -1 for none
         self.done, self.valid = np.zeros((rows, n), bool), np.zeros((rows, n), bool)  # game over; a decision here
+        # a search's policy at the decisions it searched (search targets; none carried over to the next rollout)
+        self.search, self.searched = np.zeros((rows, n, num_actions), np.float32), np.zeros((rows, n), bool)
 
     def record(self, row: int, games: np.ndarray, **values: Any) -> None:
         """Write each named array's ``values`` at ``row`` for ``games``."""
@@ -145,6 +149,8 @@ class Trainer:
         self.potential = None if shaping is None else Potential(shaping, self.layout, args.gamma)
         self.aux = None if auxiliary is None else AuxiliaryTask(auxiliary, args.env_id, self.venv.params)
         self.carry = self.num_players if self.recipe.carry_open_chains else 0  # carry rows at the buffer's start
+        self.teacher = None if self.recipe.search_targets is None else SearchTeacher(
+            self.recipe.search_targets, args.env_id, self.layout, self.dir, offset_seed(args.seed, len(args.league)))
         th.manual_seed(args.seed)
         self.network = self.new_network().to(self.device)
         self.optimizer = th.optim.Adam(self.network.parameters(), lr=args.learning_rate, eps=1e-5)
@@ -201,7 +207,7 @@ class Trainer:
         """Learn until the budget (decisions or minutes) is spent, with the periodic events; then save the model."""
         import torch as th
 
-        from cardenvs.agents.base import act_on_rows
+        from cardenvs.agents.base import act_on_rows, seat_views
 
         args, venv, device, n, carry = self.args, self.venv, self.device, self.args.num_envs, self.carry
         rows, aux_size = np.arange(n), self.aux.size if self.aux else 0
@@ -217,8 +223,10 @@ class Trainer:
         actions, finished = np.zeros(n, np.int64), {}  # finished: league entry -> learner returns, for the logs
         started, self.timers = time.monotonic() - self.train_seconds, runs.Timers(TIME_PARTS)  # this session's times
         while not self.budget_spent(started):
+            if self.teacher:
+                self.teacher.start_round_if_due(self.decisions, self.save_network)
             carried_games, carried_seats = open_chains.carry_over(buffer.kept(), last_decision, carry)
-            buffer.valid[:] = False
+            buffer.valid[:], buffer.searched[:] = False, False
             buffer.valid[carried_seats, carried_games] = True
             buffer.reward[carry:], buffer.done[:], buffer.next[:] = 0, False, -1
             for t in range(carry, carry + args.num_steps):
@@ -238,6 +246,11 @@ class Trainer:
                     buffer.record(t, picked, obs=obs[picked], mask=masks[picked] != 0, action=actions[picked],
                                   logprob=logprob.cpu().numpy(), value=value.cpu().numpy(), seat=seat[picked],
                                   valid=True)
+                    if self.teacher:
+                        searched = self.teacher.pick(picked, args.num_steps)
+                        views = seat_views(venv, searched, current, obs, masks)
+                        buffer.record(t, searched, search=self.teacher.policies(views), searched=True)
+                        self.timers.lap("search")
                 previous = last_decision[picked, seat[picked]]
                 buffer.next[previous[previous >= 0], picked[previous >= 0]] = t
                 last_decision[picked, seat[picked]] = t
@@ -300,8 +313,10 @@ class Trainer:
             buffer.obs, buffer.reward, buffer.done, buffer.next, buffer.seat, bootstrap_potential)
         advantages = self.advantages(buffer.value, reward, buffer.done, buffer.next, buffer.seat, used, bootstrap)
         self.timers.lap("bookkeeping")
+        searched = (buffer.search[used], buffer.searched[used]) if self.teacher else None
         stats = self.update(buffer.obs[used], buffer.mask[used], buffer.action[used], buffer.logprob[used],
-                            buffer.value[used], advantages[used], started, buffer.aux[used] if self.aux else None)
+                            buffer.value[used], advantages[used], started, buffer.aux[used] if self.aux else None,
+                            searched)
         self.timers.lap("update")
         return stats
 
@@ -346,9 +361,11 @@ class Trainer:
             share = max(share, (time.monotonic() - started) / (60 * self.args.minutes))
         return self.args.learning_rate * (1.0 - min(share, 1.0))
 
-    def update(self, obs, mask, action, old_logprob, old_value, advantage, started, aux_target=None) -> dict:
+    def update(self, obs, mask, action, old_logprob, old_value, advantage, started, aux_target=None,
+               searched=None) -> dict:
         """``--update-epochs`` passes of clipped PPO over one rollout's learner decisions (numpy arrays), with the
-        auxiliary task's loss when ``aux_target`` is given; the mean of each loss over the minibatches."""
+        auxiliary task's loss when ``aux_target`` is given and the search targets' when ``searched`` (the search
+        policies ``[B, A]`` and which decisions have one ``[B]``) is; the mean of each loss over the minibatches."""
         import torch as th
 
         args = self.args
@@ -363,6 +380,9 @@ class Trainer:
         if aux_target is not None:
             aux_target = th.from_numpy(aux_target).to(self.device)
             aux_weight, totals["aux_loss"] = self.aux.weights(aux_target), 0.0
+        if searched is not None:
+            search_policy, has_search = (th.from_numpy(array).to(self.device) for array in searched)
+            totals["search_loss"] = 0.0
         batches = 0
         for _ in range(args.update_epochs):
             order = th.randperm(len(action)).to(self.device)  # drawn on the CPU: the same on every device
@@ -382,6 +402,10 @@ class Trainer:
                     aux_loss = self.aux.loss(aux_logits, aux_target[batch], aux_weight)
                     loss = loss + aux_loss
                     totals["aux_loss"] += aux_loss.item()
+                if searched is not None:
+                    search_loss = cross_entropy(logits, search_policy[batch], has_search[batch])
+                    loss = loss + self.teacher.targets.coef * search_loss
+                    totals["search_loss"] += search_loss.item()
                 self.optimizer.zero_grad(set_to_none=True)
                 loss.backward()
                 th.nn.utils.clip_grad_norm_(self.network.parameters(), args.max_grad_norm)
@@ -420,14 +444,18 @@ class Trainer:
             **{name: getattr(self, name) for name in RUN_STATE}})
         self.last["checkpoint"] = self.decisions
 
-    def save_model(self) -> None:
-        """The network alone (``model.pt``, small, on the CPU) and how it was trained (``model.json``)."""
+    def save_network(self, path: Path) -> None:
+        """The network alone at ``path`` (small, on the CPU), as ``ppo:PATH`` loads it."""
         from cardenvs.agents.selfplay import save_model
 
-        save_model(self.dir / MODEL_NAME, self.network, {
+        save_model(path, self.network, {
             "env_id": self.args.env_id, "params": dataclasses.asdict(self.venv.params),
             "observation_size": self.layout.size, "num_actions": self.venv.num_actions, "num_players": self.num_players,
             "hidden": list(self.args.hidden), "aux_to_policy": bool(self.network.aux_to_policy)})
+
+    def save_model(self) -> None:
+        """The network alone (``model.pt``) and how it was trained (``model.json``)."""
+        self.save_network(self.dir / MODEL_NAME)
         runs.write_json(self.dir / runs.MODEL_INFO_NAME, runs.model_info(
             self.args, PROG, runs.command_line(f"{PROG} {self.args.env_id}", self.args, leave_out=("env_id",)),
             ("torch",), decisions=self.decisions, train_seconds=round(self.train_seconds, 1),
