@@ -174,3 +174,33 @@ def test_one_round_of_search_targets_improves_on_its_start_toward_the_optimum(tm
     assert searched - start > (best - start) / 2, (start, searched, best)
     assert searched >= alone, (searched, alone)
     assert searched <= best + 1e-9
+
+
+def test_each_round_s_search_plays_out_with_the_network_as_the_round_began(tmp_path):
+    with full_deck():
+        args = selfplay.resolve_args(selfplay.Run(env_id=TOY, total_decisions=1_500, run_dir=str(tmp_path),
+                                                  **TOY_RUN))
+        targets = SearchTargets(search=f"determinizations=1,rollouts=1,rollout={NETWORK}", positions=8,
+                                round_every=500)
+        trainer = selfplay.Trainer(args, plan=Recipe(search_targets=targets))
+        initial = {name: value.clone() for name, value in trainer.network.state_dict().items()}
+        rounds = []
+        original = trainer.teacher.start_round_if_due
+
+        def start_round_if_due(decisions, save_network):
+            began = original(decisions, save_network)
+            if began:
+                rounds.append((decisions, {k: v.clone() for k, v in trainer.network.state_dict().items()}))
+            return began
+
+        trainer.teacher.start_round_if_due = start_round_if_due
+        trainer.train()
+        playout_network = trainer.teacher.agent.playouts(trainer.venv.params).policy.network
+    starts = [decisions for decisions, _ in rounds]
+    assert starts[0] == 0 and len(starts) >= 3
+    assert all(later - earlier >= targets.round_every for earlier, later in itertools.pairwise(starts))
+    # the last round's search plays out with the network as it was when that round began, not the first one
+    last = rounds[-1][1]
+    assert all(torch.equal(playout_network.state_dict()[name], last[name]) for name in last)
+    assert not all(torch.equal(initial[name], last[name]) for name in initial)
+    assert (tmp_path / ROUND_MODEL_NAME).is_file()
