@@ -149,6 +149,7 @@ class Trainer:
         self.potential = None if shaping is None else Potential(shaping, self.layout, args.gamma)
         self.aux = None if auxiliary is None else AuxiliaryTask(auxiliary, args.env_id, self.venv.params)
         self.carry = self.num_players if self.recipe.carry_open_chains else 0  # carry rows at the buffer's start
+        # the search's seed follows the league agents' (offset_seed(seed, k) for the k-th league entry)
         self.teacher = None if self.recipe.search_targets is None else SearchTeacher(
             self.recipe.search_targets, args.env_id, self.layout, self.dir, offset_seed(args.seed, len(args.league)))
         th.manual_seed(args.seed)
