@@ -109,10 +109,16 @@ class SearchTeacher:
     """
 
     def __init__(self, targets: SearchTargets, env_id: str, layout: Any, run_dir: Path, seed: int):
+        from cardenvs.agents.search import UNIFORM_BELIEF, parse_options
+
         targets.check()
         self.targets = targets
         self.env_id, self.layout = env_id, layout
         self.round_path = Path(run_dir) / ROUND_MODEL_NAME
+        # the options are checked now, before any training; the models they name are loaded at each round
+        if parse_options(SEARCH_KIND, self.options()).belief != UNIFORM_BELIEF:
+            raise ValueError(f"search targets draw from the resampler (belief={UNIFORM_BELIEF}): the trainer does not "
+                             f"follow its games for a belief")
         self.rng = np.random.default_rng(seed)
         self.agent: Any = None
         self.round_started = -1  # learner decisions at the current round's start (-1: none yet)

@@ -138,6 +138,17 @@ def test_impossible_settings_are_refused(settings, message):
         SearchTargets(**settings).check()
 
 
+@pytest.mark.parametrize(("search", "message"), [
+    ("determinizations=zero", "not a int"), ("iterations=5", "is not allowed"), ("rollout=nobody", "rollout="),
+    ("belief=policy", "resampler"),
+])
+def test_a_search_it_cannot_run_is_refused_before_training(tmp_path, search, message):
+    args = selfplay.resolve_args(selfplay.Run(env_id="clabber_v0", run_dir=str(tmp_path), **{
+        **TOY_RUN, "league": ["random"]}))
+    with pytest.raises(ValueError, match=message):
+        selfplay.Trainer(args, plan=Recipe(search_targets=SearchTargets(search=search)))
+
+
 def test_the_network_word_names_the_round_s_model_file(tmp_path):
     targets = SearchTargets(search=f"determinizations=2,rollout={NETWORK},depth=2,value={NETWORK}")
     assert targets.uses_network and not SearchTargets(search="rollout=random").uses_network
