@@ -19,6 +19,7 @@ The targets are kept for the rollout they were made in; a decision carried over 
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -129,7 +130,7 @@ class SearchTeacher:
             f"{name}=ppo:{self.round_path}" if value == NETWORK else f"{name}={value}"
             for name, _, value in (option.partition("=") for option in self.targets.search.split(",") if option))
 
-    def start_round_if_due(self, decisions: int, save_network: Any) -> bool:
+    def start_round_if_due(self, decisions: int, save_network: Callable[[Path], None]) -> bool:
         """At the run's first rollout, and every ``round_every`` decisions after, begin a round: the network is saved
         with ``save_network(path)`` where the search uses it, and the search agent is made anew. True if a round
         began."""
@@ -137,12 +138,12 @@ class SearchTeacher:
         due = self.agent is None or (every > 0 and decisions - self.round_started >= every)
         if not due:
             return False
-        from cardenvs.agents.search import make_search_agent
+        from cardenvs.agents.search import POLICY_SEED_LIMIT, make_search_agent
 
         if self.targets.uses_network:
             save_network(self.round_path)
         self.agent = make_search_agent(SEARCH_KIND, self.options(), self.env_id, self.layout,
-                                       int(self.rng.integers(0, 2**63)))
+                                       int(self.rng.integers(0, POLICY_SEED_LIMIT)))
         self.round_started = decisions
         return True
 
