@@ -13,10 +13,8 @@ average, with only its own draws as noise.
 from __future__ import annotations
 
 import copy
-import dataclasses
 import hashlib
 import itertools
-from contextlib import contextmanager
 
 import numpy as np
 import pytest
@@ -32,8 +30,8 @@ from cardenvs.agents.best_response import (
 from cardenvs.agents.registry import make_agent
 from tests.toy_game.agent import ToyHeuristic
 from tests.toy_game.game import GAME
-from tests.toy_game.params import NUM_PLAYERS, ToyParams
-from tests.toy_game.resample import resample
+from tests.toy_game.params import NUM_PLAYERS
+from tests.toy_game.variants import toy_variant
 
 TOY = "toy_v0"
 DECK, HAND = 7, 3
@@ -45,16 +43,9 @@ PIMC_BUDGET = "determinizations=32,rollouts=4,rollout=random,particles=64"
 ISMCTS_BUDGET = "iterations=200,rollout=heuristic,particles=64"
 
 
-@contextmanager
 def hidden_hands():
     """High Card registered with hidden hands (one card left out of the deal) and its resampler."""
-    fields = [("deck_size", int, DECK), ("hand_size", int, HAND)]
-    params = dataclasses.make_dataclass("HiddenHandParams", fields, bases=(ToyParams,), frozen=True)
-    cardenvs.register(dataclasses.replace(GAME, params_type=params, example_params=({},), resample=resample))
-    try:
-        yield cardenvs.env(TOY).unwrapped.layout
-    finally:
-        cardenvs.unregister(TOY)
+    return toy_variant(DECK, HAND, with_resampler=True)
 
 
 class TableTarget(ToyHeuristic):

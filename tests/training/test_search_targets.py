@@ -1,7 +1,7 @@
 """training/search_targets.py: the search policy and its loss, ``pimc``'s action values, and one round of
 search-improved training that improves on its start in a toy game whose optimum is known.
 
-The known optimum: High Card (the toy game of ``tests/toy_game``) dealt in full, 3 cards to each seat, against the
+The known optimum: High Card (the toy game of ``tests/toy_game``) dealt in full, 4 cards to each seat, against the
 deterministic rule-based agent. Every seat then knows both hands, so the most a policy can win on a deal is what
 the best sequence of its plays reaches against the agent's replies (``tests/training/test_exploit.best_result``);
 a policy's exact value is its reward on every deal in both seats.
@@ -9,9 +9,7 @@ a policy's exact value is its reward on every deal in both seats.
 
 from __future__ import annotations
 
-import dataclasses
 import itertools
-from contextlib import contextmanager
 
 import numpy as np
 import pytest
@@ -33,9 +31,7 @@ from cardenvs.training.search_targets import (  # noqa: E402
     cross_entropy,
     search_policy,
 )
-from tests.toy_game.game import GAME  # noqa: E402
-from tests.toy_game.params import ToyParams  # noqa: E402
-from tests.toy_game.resample import resample  # noqa: E402
+from tests.toy_game.variants import toy_variant  # noqa: E402
 from tests.training.test_exploit import best_result  # noqa: E402
 
 TOY = "toy_v0"
@@ -47,20 +43,14 @@ TOY_RUN = {"num_envs": 64, "num_steps": 8, "minibatch_size": 256, "update_epochs
            "device": "cpu", "progress_bar": False, "seed": 3}
 #: learner decisions of one round
 ROUND_DECISIONS = 6_000
-#: the search of the round: the perfect-information game needs one draw, its playouts are random
+#: the search of the round: the perfect-information game needs one draw; its playouts are the rule-based agent's,
+#: so each move is valued with the opponent replying as it does
 TOY_SEARCH = "determinizations=1,rollouts=1,rollout=heuristic"
 
 
-@contextmanager
 def full_deck():
     """High Card registered for the duration, dealt in full, with its resampler (which then redeals nothing)."""
-    fields = [("deck_size", int, DECK), ("hand_size", int, HAND)]
-    params = dataclasses.make_dataclass("FullDeckParams", fields, bases=(ToyParams,), frozen=True)
-    cardenvs.register(dataclasses.replace(GAME, params_type=params, example_params=({},), resample=resample))
-    try:
-        yield cardenvs.env(TOY).unwrapped.layout
-    finally:
-        cardenvs.unregister(TOY)
+    return toy_variant(DECK, HAND, with_resampler=True)
 
 
 def deals() -> list[dict]:
