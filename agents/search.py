@@ -63,6 +63,7 @@ import cardenvs
 from cardenvs.agents import beliefs
 from cardenvs.agents.base import Agent, RandomAgent, SeatView, act_on_rows
 from cardenvs.agents.registry import SEARCH_KINDS, check_spec, make_agent
+from cardenvs.agents.search_tree import SearchForest
 from cardenvs.core.playout import compiled_playouts
 from cardenvs.core.rng import SEED_LIMIT
 
@@ -510,52 +511,69 @@ class PIMCAgent(_SearchAgent):
         return self.playouts(views[0].params).returns(records, first_actions)
 
 
+@dataclasses.dataclass(frozen=True)
 class TreeNode:
-    """A node of one seat's IS-MCTS tree: a point of the search as that seat sees it.
+    """A node of one seat's IS-MCTS tree, read from its :class:`~cardenvs.agents.search_tree.SearchForest`: a point
+    of the search as that seat sees it.
 
-    ``children`` maps a step, as the tree's seat sees it (:meth:`ISMCTSAgent._advance`), to the node after it. Where
-    the tree's seat decides at the node, ``visits``, ``available`` and ``total`` hold per action how often the seat
-    chose it, how often it was legal when the seat decided here, and the seat's summed return after choosing it.
-    """
-
-    __slots__ = ("available", "children", "total", "visits")
-
-    def __init__(self) -> None:
-        self.children: dict[tuple, TreeNode] = {}
-        self.visits: dict[int, int] = {}
-        self.available: dict[int, int] = {}
-        self.total: dict[int, float] = {}
-
-    def child(self, key: tuple) -> TreeNode:
-        """The node after the step ``key`` (made on first use).
-
-        Args:
-            key: the step as the tree's seat sees it.
-        """
-        node = self.children.get(key)
-        if node is None:
-            node = self.children[key] = TreeNode()
-        return node
-
-
-@dataclasses.dataclass
-class SearchTrees:
-    """The search of one decision: a tree per seat, and the range of the returns the search has seen.
+    ``children`` maps a step, as the tree's seat sees it (:mod:`cardenvs.agents.search_tree`), to the node after it.
+    Where the tree's seat decides at the node, ``visits``, ``available`` and ``total`` hold per action how often the
+    seat chose it, how often it was legal when the seat decided here, and the seat's summed return after choosing it.
 
     Args:
-        seat: the searching seat (the seat to act at the decision).
-        trees: one root per seat, ``trees[seat]`` the searching seat's.
-        opposed: bool ``[P]``, the seats the playouts' opponent plays, by its policy rather than by a tree (a best
-            response's target, :mod:`cardenvs.agents.best_response`); None: every seat searches.
-        low: the lowest return of any seat seen so far.
-        high: the highest.
+        forest: the trees of the search.
+        number: the node's number in the forest.
     """
 
-    seat: int
-    trees: list[TreeNode]
-    opposed: np.ndarray | None = None
-    low: float = math.inf
-    high: float = -math.inf
+    forest: SearchForest
+    number: int
+
+    @property
+    def children(self) -> dict[tuple, TreeNode]:
+        """The nodes after each step from here, by the step's key."""
+        return {key: TreeNode(self.forest, child) for key, child in self.forest.children_of(self.number).items()}
+
+    def _statistic(self, field: int) -> dict[int, Any]:
+        return {action: values[field] for action, values in self.forest.statistics(self.number).items()
+                if values[0] or field == 1}
+
+    @property
+    def visits(self) -> dict[int, int]:
+        """Per action chosen here, how often."""
+        return self._statistic(0)
+
+    @property
+    def available(self) -> dict[int, int]:
+        """Per action legal here, how often it was legal when the seat decided here."""
+        return self._statistic(1)
+
+    @property
+    def total(self) -> dict[int, float]:
+        """Per action chosen here, the seat's summed return after it."""
+        return self._statistic(2)
+
+
+@dataclasses.dataclass(frozen=True)
+class SearchTrees:
+    """The search of one decision, read from the forest of its call: a tree per seat.
+
+    Args:
+        forest: the trees of every search of the call.
+        index: this search's number in the forest.
+    """
+
+    forest: SearchForest
+    index: int
+
+    @property
+    def seat(self) -> int:
+        """The searching seat (the seat to act at the decision)."""
+        return int(self.forest.seats[self.index])
+
+    @property
+    def trees(self) -> list[TreeNode]:
+        """One root per seat, ``trees[seat]`` that seat's."""
+        return [TreeNode(self.forest, int(node)) for node in self.forest.roots[self.index]]
 
     @property
     def root(self) -> TreeNode:
@@ -563,15 +581,12 @@ class SearchTrees:
         return self.trees[self.seat]
 
 
-#: a decision on a descent: the seat that decided, its tree's node, the action it took
-Decision = tuple[int, TreeNode, int]
-
-
 class ISMCTSAgent(_SearchAgent):
     """Multiple-observer Information-Set MCTS over the game's resampler (module docstring).
 
     The searches of every view advance together: each iteration draws one state per view, and every step of the
-    descents and playouts is one batched step of all of them.
+    descents and playouts is one batched step of all of them. The trees are compiled
+    (:mod:`cardenvs.agents.search_tree`).
 
     Args:
         env_id: the game.
@@ -589,12 +604,15 @@ class ISMCTSAgent(_SearchAgent):
     def act_views(self, views: Sequence[SeatView]) -> np.ndarray:
         self.check_views(views)
         chosen = np.zeros(len(views), np.int64)
-        for index, searched in enumerate(self.search(views)):
-            if searched is None:
+        searches = self.search(views)
+        searched = [search for search in searches if search is not None]
+        # the most visited action at the root, the lowest of equals
+        best = np.argmax(searched[0].forest.root_visits(), axis=1) if searched else None
+        for index, search in enumerate(searches):
+            if search is None:
                 chosen[index] = np.flatnonzero(views[index].action_mask)[0]
             else:
-                visits = searched.root.visits
-                chosen[index] = max(visits, key=lambda action, v=visits: (v[action], -action))
+                chosen[index] = best[search.index]
         return chosen
 
     def search(self, views: Sequence[SeatView]) -> list[SearchTrees | None]:
@@ -608,14 +626,15 @@ class ISMCTSAgent(_SearchAgent):
         if not searched:
             return searches
         playouts = self.playouts(views[0].params)
-        public = self.public_actions(views[0].params)
-        for index in searched:
-            searches[index] = SearchTrees(views[index].seat, [TreeNode() for _ in range(playouts.num_players)],
-                                          self.opposed_seats(views[index], playouts.num_players))
-        active = [searches[index] for index in searched]
+        opposed = [self.opposed_seats(views[index], playouts.num_players) for index in searched]
+        forest = SearchForest(np.array([views[index].seat for index in searched], np.int64), playouts.num_players,
+                              playouts.num_actions, np.array(self.public_actions(views[0].params), np.int64),
+                              None if opposed[0] is None else np.stack(opposed))
+        for number, index in enumerate(searched):
+            searches[index] = SearchTrees(forest, number)
         for _ in range(self.options.iterations):
             draws = self.draw_states([views[index] for index in searched], 1)
-            self._iterate(playouts, _reseeded(draws, self.rng), active, public)
+            self._iterate(playouts, _reseeded(draws, self.rng), forest)
         return searches
 
     def opposed_seats(self, view: SeatView, num_players: int) -> np.ndarray | None:
@@ -642,7 +661,7 @@ class ISMCTSAgent(_SearchAgent):
             self._public = (params, shown)
         return self._public[1]
 
-    def _iterate(self, playouts: Playouts, draws: np.ndarray, searches: list[SearchTrees], public: list[int]) -> None:
+    def _iterate(self, playouts: Playouts, draws: np.ndarray, forest: SearchForest) -> None:
         """One iteration of every search: from each draw, descend every seat's tree to an action new to the tree of
         the seat that takes it, play out from there, credit each decision on the way with its seat's return."""
         venv = playouts._env(len(draws))
@@ -651,31 +670,29 @@ class ISMCTSAgent(_SearchAgent):
         active = np.zeros(venv.num_envs, np.bool_)
         active[rows] = True
         observers = np.zeros(venv.num_envs, np.int64)
-        observers[rows] = [search.seat for search in searches]
-        at = [list(search.trees) for search in searches]  # per row, each seat's node where the descent is
-        paths: list[list[Decision]] = [[] for _ in rows]
+        observers[rows] = forest.seats
+        at = forest.begin_descents()
         totals = np.zeros((len(rows), playouts.num_players))
         actions = np.zeros(venv.num_envs, np.int64)
-        leaves, leaf_actions = [], []
-        opposed = [search.opposed for search in searches]
+        movers = np.zeros(venv.num_envs, np.int64)
+        leaf = np.zeros(venv.num_envs, np.bool_)
         while active.any():
             deciding = np.flatnonzero(active)
-            movers = venv.current_players.tolist()
-            fixed = self._opponent_actions(playouts, venv, deciding, movers, opposed)
-            for row, legal in zip(deciding.tolist(), _legal_lists(venv.action_masks[deciding]), strict=True):
-                seat = movers[row]
-                if row in fixed:  # a seat the opponent plays: by its policy, in no tree
-                    actions[row] = fixed[row]
-                    continue
-                node = at[row][seat]
-                action, expanded = self._select(node, legal, searches[row])
-                paths[row].append((seat, node, action))
-                if expanded:  # the new action's value comes from a playout after it
-                    leaves.append(row)
-                    leaf_actions.append(action)
-                    active[row] = False
-                else:
-                    actions[row] = action
+            movers[deciding] = venv.current_players[deciding]
+            searching = deciding
+            if forest.opposed is not None:  # a seat the opponent plays: by its policy, in no tree
+                fixed = forest.opposed[deciding, movers[deciding]]
+                if fixed.any():
+                    played = deciding[fixed]
+                    actions[played] = playouts.opponent.act_batch(venv.observations[played],
+                                                                  venv.action_masks[played])
+                    searching = deciding[~fixed]
+            chosen, expanded = forest.select(searching, movers[searching], venv.action_masks[searching], at,
+                                             self.rng.random(len(searching)), self.options.exploration)
+            actions[searching] = chosen
+            ended = searching[expanded]  # the new action's value comes from a playout after it
+            leaf[ended] = True
+            active[ended] = False
             if not active.any():
                 break
             _, _, _, rewards, terminated, truncated = venv.step(actions, active=active)
@@ -683,25 +700,12 @@ class ISMCTSAgent(_SearchAgent):
             active &= ~(terminated | truncated)
             going = np.flatnonzero(active)
             seen, _ = venv.observe(observers)
-            taken = actions.tolist()
-            for row, observed in zip(going.tolist(), _observation_keys(seen[going]), strict=True):
-                self._advance(at[row], searches[row].seat, movers[row], taken[row], observed, public)
-        if leaves:
-            leaves = np.array(leaves, np.int64)
-            leaf_opposed = None if opposed[0] is None else np.stack([opposed[row] for row in leaves.tolist()])
-            totals[leaves] += self._leaf_returns(playouts, venv.state_array(leaves), np.array(leaf_actions, np.int64),
-                                                 leaf_opposed)
-        self._backpropagate(paths, totals, searches)
-
-    @staticmethod
-    def _opponent_actions(playouts: Playouts, venv: Any, deciding: np.ndarray, movers: list[int],
-                          opposed: list[np.ndarray | None]) -> dict[int, int]:
-        """The opponent's actions at the rows of ``deciding`` where one of its seats is to act, by row."""
-        rows = [row for row in deciding.tolist() if opposed[row] is not None and opposed[row][movers[row]]]
-        if not rows:
-            return {}
-        chosen = playouts.opponent.act_batch(venv.observations[rows], venv.action_masks[rows])
-        return dict(zip(rows, np.asarray(chosen).tolist(), strict=True))
+            forest.advance(going, movers[going], actions[going], _observation_keys(seen[going]), at)
+        leaves = np.flatnonzero(leaf)
+        if leaves.size:
+            leaf_opposed = None if forest.opposed is None else forest.opposed[leaves]
+            totals[leaves] += self._leaf_returns(playouts, venv.state_array(leaves), actions[leaves], leaf_opposed)
+        self._backpropagate(forest, totals)
 
     def _leaf_returns(self, playouts: Playouts, records: np.ndarray, first_actions: np.ndarray,
                       opposed: np.ndarray | None = None) -> np.ndarray:
@@ -716,69 +720,25 @@ class ISMCTSAgent(_SearchAgent):
                                    None if opposed is None else np.repeat(opposed, rollouts, axis=0))
         return returns.reshape(len(records), rollouts, -1).mean(axis=1)
 
-    @staticmethod
-    def _advance(nodes: list[TreeNode], observer: int, mover: int, action: int, observed: tuple[int, int],
-                 public: list[int]) -> None:
-        """Move every seat's tree past one step: ``mover`` took ``action``, after which the searching seat
-        (``observer``) observes what ``observed`` is the key of.
-
-        A seat's tree keys the step by the seat that moved and the move as the tree's seat sees it: its own by the
-        action, another seat's by what the others see of it (``public``). The searching seat's tree adds the key
-        of what it observes after the step, so the chance it sees (its draws, a new deal, a card turned) leads to
-        nodes of their own. The other seats' trees do not: the searching seat does not know their private
-        information, so their trees hold none.
-        """
-        shown = public[action]
-        for seat, node in enumerate(nodes):
-            move = action if seat == mover else shown
-            nodes[seat] = node.child((mover, move, *observed) if seat == observer else (mover, move))
-
-    def _backpropagate(self, paths: list[list[Decision]], totals: np.ndarray, searches: list[SearchTrees]) -> None:
-        """Credit every decision of every descent (``paths[row]``, in order) with the return of the seat that
-        decided (``totals[row, seat]``), and widen each search's range of returns."""
-        for row, path in enumerate(paths):
-            returns = totals[row].tolist()
-            for seat, node, action in path:
-                node.visits[action] = node.visits.get(action, 0) + 1
-                node.total[action] = node.total.get(action, 0.0) + returns[seat]
-            searches[row].low = min(searches[row].low, *returns)
-            searches[row].high = max(searches[row].high, *returns)
-
-    def _select(self, node: TreeNode, legal: list[int], search: SearchTrees) -> tuple[int, bool]:
-        """The action to take at ``node`` among ``legal``, and whether it is new there (an untried action, picked
-        at random); otherwise the UCB choice among the legal actions, each one's count of being legal here standing
-        in for the parent's visits."""
-        available, visits, total = node.available, node.visits, node.total
-        for action in legal:
-            available[action] = available.get(action, 0) + 1
-        untried = [action for action in legal if action not in visits]
-        if untried:
-            return untried[int(self.rng.integers(len(untried)))], True
-        scale = self.options.exploration * (search.high - search.low if search.high > search.low else 1.0)
-        log, sqrt = math.log, math.sqrt
-        return max(legal, key=lambda a: total[a] / visits[a] + scale * sqrt(log(available[a]) / visits[a])), False
-
-
-def _legal_lists(masks: np.ndarray) -> list[list[int]]:
-    """The legal actions of each row of ``masks`` (``[R, A]``), as lists."""
-    legal = np.nonzero(masks)[1].tolist()
-    ends = np.cumsum(np.count_nonzero(masks, axis=1)).tolist()
-    return [legal[start:end] for start, end in zip([0, *ends[:-1]], ends, strict=True)]
+    def _backpropagate(self, forest: SearchForest, totals: np.ndarray) -> None:
+        """Credit every decision of every descent (the forest's paths) with the return of the seat that decided
+        (``totals[search, seat]``), and widen each search's range of returns."""
+        forest.backpropagate(totals)
 
 
 #: the multipliers of :func:`_observation_keys` for each observation size (fixed: a search is deterministic)
 _KEY_MULTIPLIERS: dict[int, np.ndarray] = {}
 
 
-def _observation_keys(seen: np.ndarray) -> list[tuple[int, int]]:
-    """A 128-bit key of each observation of ``seen`` (float32 ``[R, D]``): two random linear hashes of its bits,
-    each a sum of 32-bit words times 64-bit multipliers modulo 2**64. Two different observations get the same key
-    with probability at most 2**-64, and the same observation always gets the same key."""
+def _observation_keys(seen: np.ndarray) -> np.ndarray:
+    """A 128-bit key of each observation of ``seen`` (float32 ``[R, D]``), int64 ``[R, 2]``: two random linear hashes
+    of its bits, each a sum of 32-bit words times 64-bit multipliers modulo 2**64. Two different observations get
+    the same key with probability at most 2**-64, and the same observation always gets the same key."""
     size = seen.shape[1]
     if size not in _KEY_MULTIPLIERS:
         _KEY_MULTIPLIERS[size] = np.random.default_rng(size).integers(0, 2**64, (size, 2), np.uint64, endpoint=False)
     hashed = np.ascontiguousarray(seen).view(np.uint32).astype(np.uint64) @ _KEY_MULTIPLIERS[size]
-    return list(zip(*hashed.T.tolist(), strict=True)) if len(hashed) else []
+    return hashed.view(np.int64).reshape(len(seen), 2)
 
 
 def _shipped_network_fits(env_id: str, layout: Any) -> bool:

@@ -234,13 +234,15 @@ class _TracedISMCTS(ISMCTSAgent):
         self._rows = [index for index, view in enumerate(views) if np.count_nonzero(view.action_mask) > 1]
         return super().search(views)
 
-    def _backpropagate(self, paths, totals, searches):
-        for row, path in enumerate(paths):
+    def _backpropagate(self, forest, totals):
+        for row in range(forest.num_searches):
             before: tuple[int, ...] = ()
-            for seat, node, action in path:
+            for index in range(forest.path_lengths[row]):
+                seat, action = int(forest.path_seats[row, index]), int(forest.path_actions[row, index])
+                node = TreeNode(forest, int(forest.path_nodes[row, index]))
                 self.decisions[self._rows[row]].append((before, seat, node, action, float(totals[row, seat])))
                 before += (action,)
-        super()._backpropagate(paths, totals, searches)
+        super()._backpropagate(forest, totals)
 
 
 def _tree_nodes(root: TreeNode) -> list[TreeNode]:
@@ -268,21 +270,21 @@ def test_ismcts_never_holds_two_seats_decisions_in_one_node():
     for view, search, decisions in zip(views, searches, agent.decisions, strict=True):
         if search is None:
             continue
-        owner = {id(node): seat for seat, tree in enumerate(search.trees) for node in _tree_nodes(tree)}
+        owner = {node: seat for seat, tree in enumerate(search.trees) for node in _tree_nodes(tree)}
         seats_by_actions: dict[tuple, set[int]] = {}
         seats_by_node: dict[int, set[int]] = {}
         credited: dict[tuple[int, int], float] = {}
         for before, seat, node, action, credit in decisions:
             seats_by_actions.setdefault(before, set()).add(seat)
-            seats_by_node.setdefault(id(node), set()).add(seat)
-            credited[id(node), action] = credited.get((id(node), action), 0.0) + credit
-            assert owner[id(node)] == seat, "a decision was credited in another seat's tree"
+            seats_by_node.setdefault(node, set()).add(seat)
+            credited[node, action] = credited.get((node, action), 0.0) + credit
+            assert owner[node] == seat, "a decision was credited in another seat's tree"
         merged_by_actions += any(len(seats) > 1 for seats in seats_by_actions.values())
         assert all(len(seats) == 1 for seats in seats_by_node.values())
         for tree in search.trees:
             for node in _tree_nodes(tree):
                 for action, total in node.total.items():
-                    assert total == pytest.approx(credited[id(node), action])
+                    assert total == pytest.approx(credited[node, action])
         assert sum(search.root.visits.values()) == TRACED_ITERATIONS
         assert set(search.root.visits) <= set(np.flatnonzero(view.action_mask).tolist())
     # the positions are ones where an action-keyed tree mixes seats: most of them

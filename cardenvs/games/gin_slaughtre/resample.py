@@ -512,8 +512,10 @@ def _redeal(states, seat, seed, classes, hands, weights):
 
 
 #: the posteriors of the records resampled last (per record and seat): a search resamples one record many times,
-#: and the posterior depends on the record and seat alone, so it is counted once
-POSTERIOR_CACHE_SIZE = 64
+#: and the posterior depends on the record and seat alone, so it is counted once. ``ismcts`` draws once per view
+#: and iteration, cycling through every decision of a tournament's batch (about a thousand in a 2,000-game
+#: match), so the cache holds more than a batch; an entry is a few kilobytes
+POSTERIOR_CACHE_SIZE = 4096
 _posteriors: dict[tuple[int, bytes], tuple[np.ndarray, np.ndarray, np.ndarray]] = {}
 _posteriors_lock = threading.Lock()
 
