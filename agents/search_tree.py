@@ -260,10 +260,10 @@ class SearchForest:
             self._edge_table(_slots_for(self.edge_count + edges))
             _rehash_edges(*old, self.edge_nodes, self.edge_actions, self.visits, self.available, self.totals)
         if len(path_rows) and self.path_lengths[path_rows].max() >= self.path_nodes.shape[1]:
-            width = 2 * self.path_nodes.shape[1]
+            width = self.path_nodes.shape[1]
             for name in ("path_nodes", "path_seats", "path_actions"):
-                grown = np.zeros((self.num_searches, width), np.int64)
-                grown[:, :self.path_nodes.shape[1]] = getattr(self, name)
+                grown = np.zeros((self.num_searches, 2 * width), np.int64)
+                grown[:, :width] = getattr(self, name)
                 setattr(self, name, grown)
 
     def begin_descents(self) -> np.ndarray:

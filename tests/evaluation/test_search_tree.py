@@ -3,7 +3,7 @@ and the statistics follow the UCB rule they implement."""
 
 import numpy as np
 
-from cardenvs.agents.search_tree import MIN_SLOTS, SearchForest
+from cardenvs.agents.search_tree import INITIAL_PATH_LENGTH, MIN_SLOTS, SearchForest
 
 NUM_PLAYERS = 2
 NUM_ACTIONS = 7
@@ -56,3 +56,21 @@ def test_statistics_survive_growth_and_ucb_picks_the_best_bound():
     assert (chosen == NUM_ACTIONS - 1).all()
     stats = forest.statistics(int(forest.roots[0, 0]))
     assert stats[NUM_ACTIONS - 1] == (1, NUM_ACTIONS + 1, 1.0)
+
+
+def test_a_descent_longer_than_the_path_keeps_every_decision():
+    """Seat 0 decides, then moves on, many more times than a path first holds: the path widens and every decision
+    on it is credited once, in its own node."""
+    forest = _forest()
+    at = forest.begin_descents()
+    row, seat = np.zeros(1, np.int64), np.zeros(1, np.int64)
+    mask = np.ones((1, NUM_ACTIONS), np.bool_)
+    decisions = 3 * INITIAL_PATH_LENGTH
+    for _ in range(decisions):
+        chosen, _ = forest.select(row, seat, mask, at, np.zeros(1), 0.7)
+        forest.advance(row, seat, chosen, np.zeros((1, 2), np.int64), at)
+    forest.backpropagate(np.array([[1.0, -1.0]]))
+    assert forest.path_lengths[0] == decisions
+    nodes = forest.path_nodes[0, :decisions]
+    assert len(set(nodes.tolist())) == decisions and (forest.path_seats[0, :decisions] == 0).all()
+    assert all(forest.statistics(int(node))[0] == (1, 1, 1.0) for node in nodes)  # the first untried action
