@@ -533,24 +533,20 @@ class TreeNode:
         """The nodes after each step from here, by the step's key."""
         return {key: TreeNode(self.forest, child) for key, child in self.forest.children_of(self.number).items()}
 
-    def _statistic(self, field: int) -> dict[int, Any]:
-        return {action: values[field] for action, values in self.forest.statistics(self.number).items()
-                if values[0] or field == 1}
-
     @property
     def visits(self) -> dict[int, int]:
         """Per action chosen here, how often."""
-        return self._statistic(0)
+        return {action: edge.visits for action, edge in self.forest.statistics(self.number).items() if edge.visits}
 
     @property
     def available(self) -> dict[int, int]:
         """Per action legal here, how often it was legal when the seat decided here."""
-        return self._statistic(1)
+        return {action: edge.available for action, edge in self.forest.statistics(self.number).items()}
 
     @property
     def total(self) -> dict[int, float]:
         """Per action chosen here, the seat's summed return after it."""
-        return self._statistic(2)
+        return {action: edge.total for action, edge in self.forest.statistics(self.number).items() if edge.visits}
 
 
 @dataclasses.dataclass(frozen=True)

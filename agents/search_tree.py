@@ -21,9 +21,22 @@ of the descents credited with its seat's return).
 from __future__ import annotations
 
 import math
+from typing import NamedTuple
 
 import numpy as np
 from numba import njit
+
+
+class EdgeStatistics(NamedTuple):
+    """One action's statistics at a node where the node's seat decides."""
+
+    #: how often the seat chose the action here
+    visits: int
+    #: how often the action was legal when the seat decided here
+    available: int
+    #: the seat's summed return after choosing it
+    total: float
+
 
 #: an empty slot of a hash table
 EMPTY = -1
@@ -327,12 +340,11 @@ class SearchForest:
         counts[self.node_searches[nodes], self.edge_actions[used]] = self.visits[used]
         return counts
 
-    def statistics(self, node: int) -> dict[int, tuple[int, int, float]]:
-        """The statistics of every action that was legal where ``node``'s seat decided at it: action -> (visits,
-        available, total)."""
+    def statistics(self, node: int) -> dict[int, EdgeStatistics]:
+        """The statistics of every action that was legal where ``node``'s seat decided at it, by action."""
         slots = np.flatnonzero(self.edge_nodes == node)
-        return {int(self.edge_actions[slot]): (int(self.visits[slot]), int(self.available[slot]),
-                                               float(self.totals[slot])) for slot in slots}
+        return {int(self.edge_actions[slot]): EdgeStatistics(int(self.visits[slot]), int(self.available[slot]),
+                                                             float(self.totals[slot])) for slot in slots}
 
     def children_of(self, node: int) -> dict[tuple, int]:
         """The children of ``node`` by their key: (mover, move) in another seat's tree; (mover, move, first hash,
