@@ -21,8 +21,10 @@ the seat to act chooses in its own tree by UCB over the actions legal in that dr
 legal at the node stands in for the node's visits), until an action new to its tree. From there ``rollouts``
 playouts with the rollout policy give each seat's return, and every decision on the way is credited with the
 return of the seat that took it (partners share a reward where the game's rules say so). The most visited action
-at the root of the searching seat's tree is played. The exploration constant is scaled by the spread of the
-returns seen so far, so one constant serves every game's reward scale.
+at the root of the searching seat's tree is played; among equals, the one with the highest mean return, then the
+lowest (with no more iterations than legal actions, every action tried has one visit and the returns decide). The
+exploration constant is scaled by the spread of the returns seen so far, so one constant serves every game's
+reward scale.
 
 Both are deterministic for a given seed and sequence of decisions: their generator is the only randomness (it
 draws the resampled states, the playouts' chance and the tie-breaks).
@@ -577,6 +579,19 @@ class SearchTrees:
         return self.trees[self.seat]
 
 
+def most_visited(visits: np.ndarray, totals: np.ndarray) -> np.ndarray:
+    """Per search, the action chosen most often at the root; among equals, the one with the highest mean return,
+    then the lowest, int64 ``[S]``.
+
+    Args:
+        visits: int ``[S, A]``, how often each action was chosen.
+        totals: float ``[S, A]``, the summed return after each.
+    """
+    means = np.divide(totals, visits, out=np.zeros(totals.shape), where=visits > 0)
+    most = visits == visits.max(axis=1, keepdims=True)
+    return np.argmax(np.where(most, means, -np.inf), axis=1).astype(np.int64)
+
+
 class ISMCTSAgent(_SearchAgent):
     """Multiple-observer Information-Set MCTS over the game's resampler (module docstring).
 
@@ -602,8 +617,7 @@ class ISMCTSAgent(_SearchAgent):
         chosen = np.zeros(len(views), np.int64)
         searches = self.search(views)
         searched = [search for search in searches if search is not None]
-        # the most visited action at the root, the lowest of equals
-        best = np.argmax(searched[0].forest.root_visits(), axis=1) if searched else None
+        best = most_visited(*searched[0].forest.root_statistics()) if searched else None
         for index, search in enumerate(searches):
             if search is None:
                 chosen[index] = np.flatnonzero(views[index].action_mask)[0]

@@ -42,7 +42,8 @@ class EdgeStatistics(NamedTuple):
 EMPTY = -1
 #: the least slots of a hash table
 MIN_SLOTS = 1024
-#: a table is grown (doubled) before it would pass this fraction of its slots
+#: a table is grown (to the least power of two of slots that keeps it within this fraction) before it would pass
+#: this fraction of its slots
 MAX_LOAD = 0.5
 #: decisions a descent's path holds before it is widened
 INITIAL_PATH_LENGTH = 16
@@ -328,17 +329,20 @@ class SearchForest:
         _backpropagate(self.path_nodes, self.path_seats, self.path_actions, self.path_lengths, returns,
                        self.edge_nodes, self.edge_actions, self.visits, self.totals, self.low, self.high)
 
-    def root_visits(self) -> np.ndarray:
-        """How often each search's searching seat chose each action at its root, int64 ``[S, A]``."""
-        counts = np.zeros((self.num_searches, self.num_actions), np.int64)
+    def root_statistics(self) -> tuple[np.ndarray, np.ndarray]:
+        """At the root of each search's searching seat: how often the seat chose each action, int64 ``[S, A]``, and
+        its summed return after each, float64 ``[S, A]``."""
+        visits = np.zeros((self.num_searches, self.num_actions), np.int64)
+        totals = np.zeros((self.num_searches, self.num_actions), np.float64)
         used = np.flatnonzero(self.edge_nodes != EMPTY)
         nodes = self.edge_nodes[used]
         at_root = nodes < self.roots.size
         used, nodes = used[at_root], nodes[at_root]
         searching = self.node_seats[nodes] == self.seats[self.node_searches[nodes]]
         used, nodes = used[searching], nodes[searching]
-        counts[self.node_searches[nodes], self.edge_actions[used]] = self.visits[used]
-        return counts
+        visits[self.node_searches[nodes], self.edge_actions[used]] = self.visits[used]
+        totals[self.node_searches[nodes], self.edge_actions[used]] = self.totals[used]
+        return visits, totals
 
     def statistics(self, node: int) -> dict[int, EdgeStatistics]:
         """The statistics of every action that was legal where ``node``'s seat decided at it, by action."""

@@ -15,7 +15,15 @@ import pytest
 import cardenvs
 from cardenvs.agents.base import SeatView, act_in_env, seat_views
 from cardenvs.agents.registry import check_spec, make_agent
-from cardenvs.agents.search import ISMCTSAgent, ISMCTSOptions, PIMCOptions, Playouts, TreeNode, parse_options
+from cardenvs.agents.search import (
+    ISMCTSAgent,
+    ISMCTSOptions,
+    PIMCOptions,
+    Playouts,
+    TreeNode,
+    most_visited,
+    parse_options,
+)
 from cardenvs.core.dispatch import rule_based_policy
 from cardenvs.core.playout import compiled_playouts
 from cardenvs.evaluation.tournament import run_tournament
@@ -324,6 +332,34 @@ def test_ismcts_other_seats_see_a_hidden_choice_by_its_public_name():
     assert len(arrangements) == 1
     others = [public[action] for action, name in enumerate(names) if not name.startswith("upcards")]
     assert len(set(others)) == len(others) and not arrangements & set(others)
+
+
+def test_most_visited_breaks_ties_by_mean_return_then_lowest():
+    """The most visits win over a higher mean; among equal visits the higher mean wins, then the lower action."""
+    visits = np.array([[3, 3, 1], [1, 1, 1], [2, 0, 2], [0, 4, 4]])
+    totals = np.array([[1.0, 2.0, 9.0], [0.0, -1.0, -1.0], [1.0, 0.0, 1.0], [0.0, -2.0, -3.0]])
+    assert most_visited(visits, totals).tolist() == [1, 0, 0, 1]
+
+
+def test_ismcts_with_few_iterations_plays_the_best_return_of_the_actions_tried():
+    """Gin Slaughtre, two iterations at decisions with more legal actions: two actions are tried once each, and the
+    one with the higher return is played (the lower of equals), not the lower action whatever its return."""
+    env_id = "gin_slaughtre_v0"
+    venv, views = _positions(env_id, seed=7)
+    spec = "ismcts:iterations=2,rollout=heuristic"  # random playouts of Gin Slaughtre end in draws
+    searches = make_agent(spec, env_id, venv.layout, seed=4).search(views)
+    played = make_agent(spec, env_id, venv.layout, seed=4).act_views(views)
+    higher_action_won = 0
+    for search, action in zip(searches, played, strict=True):
+        if search is None:
+            continue
+        visits, totals = search.root.visits, search.root.total
+        assert sorted(visits.values()) == [1, 1]
+        low, high = sorted(visits)
+        expected = high if totals[high] > totals[low] else low
+        assert action == expected
+        higher_action_won += expected == high
+    assert higher_action_won > 0  # positions where "the lowest of equals" alone plays another action
 
 
 def test_search_agents_draw_their_states_from_one_method():

@@ -48,7 +48,9 @@ def test_statistics_survive_growth_and_ucb_picks_the_best_bound():
         assert expanded.all()
         forest.backpropagate(np.stack([returns_of[chosen], -returns_of[chosen]], axis=1))
     assert len(forest.edge_nodes) > 2 * MIN_SLOTS
-    assert (forest.root_visits() == 1).all()  # each action tried once, in some order
+    visits, totals = forest.root_statistics()
+    assert (visits == 1).all()  # each action tried once, in some order
+    assert (totals == returns_of).all()  # with the searching seat's return
     at = forest.begin_descents()
     chosen, expanded = forest.select(rows, np.zeros(searches, np.int64), masks, at, rng.random(searches), 0.7)
     assert not expanded.any()
