@@ -51,7 +51,7 @@ import numpy as np
 import cardenvs
 from cardenvs.agents import beliefs
 from cardenvs.agents.base import Agent, RandomAgent, SeatView
-from cardenvs.agents.registry import SEARCH_KINDS
+from cardenvs.agents.registry import SEARCH_KINDS, make_agent
 from cardenvs.agents.search import (
     ISMCTSAgent,
     ISMCTSOptions,
@@ -65,6 +65,8 @@ from cardenvs.agents.search import (
 
 #: the agent's name in tables and matches
 NAME = "search_best_response"
+#: the spec of the game's shipped network, which a learned best response's network replaces in the options
+SHIPPED_NETWORK = "trained"
 #: the weight of the uniform choice mixed into a deterministic target's choice (as for a rule-based belief model)
 DEFAULT_SMOOTHING = beliefs.RULE_BASED_SMOOTHING
 
@@ -103,8 +105,6 @@ def playout_opponent(target: Agent, env_id: str, params: Any, seed: int) -> Agen
     """
     if not target.reads_seat_views:
         return target
-    from cardenvs.agents.registry import make_agent
-
     rollout = getattr(getattr(target, "options", None), "rollout", "random")
     return make_agent(rollout, env_id, cardenvs.get_game(env_id).observation_layout(params), seed)
 
@@ -212,9 +212,27 @@ class ISMCTSBestResponse(_AnswersTarget, ISMCTSAgent):
     name = f"ismcts_{NAME}"
 
 
+def with_network(options: PIMCOptions | ISMCTSOptions, network: str, env_id: str,
+                 layout: Any) -> PIMCOptions | ISMCTSOptions:
+    """``options`` with ``network`` in place of the game's shipped network (``trained``) as the rollout policy and
+    the value network, loaded here so that a model that does not fit fails at once.
+
+    Raises:
+        ValueError: ``network`` cannot be loaded for ``env_id``.
+    """
+    found = dataclasses.replace(
+        options,
+        rollout=network if options.rollout == SHIPPED_NETWORK else options.rollout,
+        value=network if options.value == SHIPPED_NETWORK else options.value,
+    )
+    if found != options:
+        make_agent(network, env_id, layout)
+    return found
+
+
 def make_search_best_response(env_id: str, target: Agent, layout: Any, kind: str = "pimc", argument: str = "",
-                              seed: int | None = None,
-                              smoothing: float = DEFAULT_SMOOTHING) -> PIMCBestResponse | ISMCTSBestResponse:
+                              seed: int | None = None, smoothing: float = DEFAULT_SMOOTHING,
+                              network: str | None = None) -> PIMCBestResponse | ISMCTSBestResponse:
     """The search best response of ``kind`` to ``target`` in ``env_id``, with that search's options ``argument``
     (``name=value,...``; those left out come from the game's ``search_defaults``, as for the search agents).
 
@@ -227,6 +245,10 @@ def make_search_best_response(env_id: str, target: Agent, layout: Any, kind: str
             :class:`~cardenvs.agents.search.ISMCTSOptions`); not ``belief``: the belief is the target's.
         seed: seed of the agent's generator.
         smoothing: as :class:`SearchBestResponse`'s.
+        network: a learned best response's network (``ppo:PATH`` of a self-play ``.pt`` model), which stands in
+            for the game's shipped network wherever the options name it (``rollout=trained``, ``value=trained``):
+            the best response's own seats then play out by what was learnt against this target, and its values
+            are of games against this target (``cardenvs exploit`` passes the BR it trained).
 
     Raises:
         ValueError: a game without a resampler, bad options, or a rollout or value network that cannot be loaded.
@@ -240,6 +262,8 @@ def make_search_best_response(env_id: str, target: Agent, layout: Any, kind: str
     particles = [part for part in parts if part.partition("=")[0] == "particles"]
     searched = ",".join(part for part in parts if part not in particles)
     options = game_search_options(kind, searched, env_id, layout, "no search best response")
+    if network is not None:
+        options = with_network(options, network, env_id, layout)
     if particles:
         with_belief = parse_options(kind, f"belief=policy:random,{particles[-1]}")
         options = dataclasses.replace(options, particles=with_belief.particles)

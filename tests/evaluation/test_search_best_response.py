@@ -217,3 +217,25 @@ def test_a_search_best_response_refuses_what_it_cannot_play():
             make_search_best_response(TOY, make_agent("heuristic", TOY, layout), layout)
     finally:
         cardenvs.unregister(TOY)
+
+
+def test_a_learned_network_stands_in_for_the_shipped_one_in_the_playouts_and_values():
+    from cardenvs.agents.registry import shipped_checkpoint
+
+    game = cardenvs.get_game("slabberjan_v0")  # its search plays out and values by the shipped network
+    layout = game.observation_layout(game.params_type())
+    target = make_agent("heuristic", "slabberjan_v0", layout)
+    learned = f"ppo:{shipped_checkpoint('slabberjan_v0')}"  # any self-play model of the game stands in for a BR's
+    responder = make_search_best_response("slabberjan_v0", target, layout, "ismcts", "iterations=4", network=learned)
+    assert (responder.options.rollout, responder.options.depth, responder.options.value) == (learned, 4, learned)
+    playouts = responder.playouts(game.params_type())
+    assert playouts.policy.name != "trained" and playouts.value_network is not None
+    # options that name another policy keep it: only the shipped network is replaced
+    kept = make_search_best_response("slabberjan_v0", target, layout, "pimc", "rollout=heuristic",
+                                     network=learned)
+    assert (kept.options.rollout, kept.options.value) == ("heuristic", learned)
+    without = make_search_best_response("slabberjan_v0", target, layout, "pimc")
+    assert (without.options.rollout, without.options.value) == ("trained", "trained")
+    with pytest.raises(ValueError, match="gin_slaughtre_v0"):  # a network of another game fails at creation
+        make_search_best_response("slabberjan_v0", target, layout,
+                                  network=f"ppo:{shipped_checkpoint('gin_slaughtre_v0')}")
