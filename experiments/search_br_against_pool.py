@@ -13,11 +13,14 @@ refused: their gain needs the target's own games (``cardenvs exploit`` plays the
 An analysis script, not part of the library. Usage::
 
     python -m experiments.search_br_against_pool gin_slaughtre_v0 heuristic --games 400 --seed 7
+    python -m experiments.search_br_against_pool gin_slaughtre_v0 heuristic --search-options rollout=trained,depth=4 \
+        --network runs/exploit/gin_slaughtre_v0/heuristic/model.pt
 """
 
 from __future__ import annotations
 
 import argparse
+import hashlib
 import json
 import time
 from collections.abc import Sequence
@@ -38,6 +41,8 @@ from cardenvs.evaluation.tournament import (
 
 #: where the two matches' results files go
 RESULTS_DIR = Path("runs/search_br_against_pool")
+#: hex digits of the settings' digest in a results file's name
+DIGEST_LENGTH = 12
 
 
 def gains(results_path: Path) -> tuple[np.ndarray, np.ndarray]:
@@ -58,6 +63,9 @@ def main(argv: Sequence[str] | None = None) -> None:
     parser.add_argument("--pool-agent", default="pimc", help="the pool agent compared with the search BR")
     parser.add_argument("--search", choices=SEARCH_KINDS, default="pimc", help="the search BR's search")
     parser.add_argument("--search-options", default="", help="the search BR's options (default: the game's)")
+    parser.add_argument("--network", default=None, metavar="PATH",
+                        help="a learned BR's model (its run's model.pt), in place of the shipped network wherever "
+                             "the search's options name it, as cardenvs exploit plays its search BR")
     parser.add_argument("--games", type=int, default=400)
     parser.add_argument("--seed", type=int, default=7)
     args = parser.parse_args(argv)
@@ -65,13 +73,18 @@ def main(argv: Sequence[str] | None = None) -> None:
     layout = game.observation_layout(game.params_type())
     try:
         target = make_agent(args.target, args.env_id, layout, args.seed)
+        network = None if args.network is None else f"ppo:{args.network}"
         responder = make_search_best_response(args.env_id, target, layout, args.search, args.search_options,
-                                              seed=args.seed)
+                                              seed=args.seed, network=network)
     except ValueError as error:
         parser.error(str(error))
     found = {}
+    searched = {"search": args.search, "options": args.search_options, "network": args.network}
     for name, lineup in (("search BR", [responder, target]), (args.pool_agent, [args.pool_agent, args.target])):
-        path = RESULTS_DIR / f"{args.env_id}-{args.target}-{name.replace(' ', '_')}-{args.seed}.jsonl"
+        # a results file resumes only the match of the same players: the search BR's name holds its settings
+        played = json.dumps(searched, sort_keys=True) if name == "search BR" else ""
+        digest = hashlib.sha256(played.encode()).hexdigest()[:DIGEST_LENGTH]
+        path = RESULTS_DIR / f"{args.env_id}-{args.target}-{name.replace(' ', '_')}-{args.seed}-{digest}.jsonl"
         path.parent.mkdir(parents=True, exist_ok=True)
         started = time.perf_counter()
         run_tournament(args.env_id, lineup, args.games, seed=args.seed, progress=False, results_path=path)

@@ -26,6 +26,20 @@ def test_both_responders_play_the_same_deals_and_the_paired_difference_is_the_di
     assert len(deals) == 2 and deals[0] == deals[1]  # game by game, the pairing the difference uses
 
 
+def test_a_search_br_of_other_settings_plays_a_match_of_its_own(tmp_path, monkeypatch, capsys):
+    from cardenvs.agents.registry import shipped_checkpoint
+
+    monkeypatch.setattr(search_br_against_pool, "RESULTS_DIR", tmp_path)
+    common = ["gin_slaughtre_v0", "random", "--pool-agent", "heuristic", "--games", "2", "--seed", "3"]
+    search_br_against_pool.main([*common, "--search-options", "determinizations=1"])
+    search_br_against_pool.main([*common, "--search-options", "determinizations=1,rollout=trained,depth=2",
+                                 "--network", str(shipped_checkpoint("gin_slaughtre_v0"))])
+    names = [path.name for path in tmp_path.glob("*.jsonl")]
+    assert len([name for name in names if "search_BR" in name]) == 2  # not the first one's games resumed
+    assert len([name for name in names if "heuristic" in name]) == 1  # the pool agent's match is the same
+    assert len(capsys.readouterr().out.splitlines()) == 6
+
+
 @pytest.mark.parametrize(("arguments", "message"), [
     (["gin_slaughtre_v0", "nobody"], "unknown agent 'nobody'"),
     (["gin_slaughtre_v0", "random", "--search-options", "belief=policy"], "give no belief"),
