@@ -36,10 +36,11 @@ The budget is the search agent's options (:class:`~cardenvs.agents.search.PIMCOp
 best response is its search agent at the same budget with knowledge of its target added, and its gain can be
 compared with that agent's. Given a learned best response's network (``network``), it plays out its own seats and
 values positions by that network wherever its options name the game's shipped one (``trained``), as ISMCTS-BR takes
-its rollouts and values from its learned network; ``cardenvs exploit`` passes the BR it has just trained. ``pimc`` plays its own later decisions by the rollout policy inside its playouts, so a
-first move is valued as if the rest were played worse; ``ismcts`` searches them in its tree: on a toy game where the
-target's play is the only clue to its hand, ``ismcts`` reaches the exact best response and ``pimc`` can fall short
-(docs/exploitability.md).
+its rollouts and values from its learned network; ``cardenvs exploit`` passes the BR it has just trained.
+
+``pimc`` plays its own later decisions by the rollout policy inside its playouts, so a first move is valued as if
+the rest were played worse; ``ismcts`` searches them in its tree: on a toy game where the target's play is the only
+clue to its hand, ``ismcts`` reaches the exact best response and ``pimc`` can fall short (docs/exploitability.md).
 """
 
 from __future__ import annotations
