@@ -139,15 +139,24 @@ def test_cardenvs_leaderboard_passes_the_learning_curve_s_size_to_every_best_res
     argv = ["leaderboard", GAME, "--agents", "random", "heuristic", "--games", "20", "--results", str(tmp_path)]
     assert main([*argv, "--exploit-curve-points", "2", "--exploit-curve-games", "60"]) == 0
     assert main(argv) == 0
+    assert main([*argv, "--exploit-search-options", "rollout=trained,depth=4"]) == 0
     search = {"search": None, "search_games": 400}
-    assert seen == [{"curve_points": 2, "curve_games": 60, **search},
-                    {"curve_points": 10, "curve_games": 400, **search}]
+    assert seen == [{"curve_points": 2, "curve_games": 60, "search_options": "", **search},
+                    {"curve_points": 10, "curve_games": 400, "search_options": "", **search},
+                    {"curve_points": 10, "curve_games": 400, "search_options": "rollout=trained,depth=4", **search}]
     for flag, value in (("--exploit-curve-games", "0"), ("--exploit-curve-points", "-1"),
                         ("--exploit-curve-points", "x")):
         assert main([*argv, flag, value]) == 2
         error = capsys.readouterr().err
         assert f"argument {flag}:" in error and "Traceback" not in error
-    assert len(seen) == 2  # nothing ran
+    for options, message in (("determinizations=0", "determinizations=0 is not allowed"),
+                             ("belief=policy", "give no belief"), ("rollout=ppo:missing.pt", "missing.pt")):
+        assert main([*argv, "--exploit-search-options", options]) == 2
+        error = capsys.readouterr().err
+        assert message in error and len(error.strip().splitlines()) == 1
+    assert main([*argv, "--exploit-search", "none", "--exploit-search-options", "rollouts=2"]) == 2
+    assert "needs a search" in capsys.readouterr().err
+    assert len(seen) == 3  # nothing ran
 
 
 def test_the_command_lines_learning_curve_defaults_are_the_best_response_s():
