@@ -60,7 +60,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="games of each learning-curve point")
     parser.add_argument("--exploit-search", choices=(*exploit.SEARCH_KINDS, exploit.NO_SEARCH), default=None,
                         help="each agent's search best response (default: pimc where the game has a resampler)")
-    parser.add_argument("--exploit-search-options", default="", metavar="OPTIONS",
+    parser.add_argument("--exploit-search-options", default=None, metavar="OPTIONS",
                         help="each search best response's options, name=value,... as the search agent's spec takes "
                              "them; where they name the shipped network (rollout=trained, value=trained), the agent's "
                              "learned best response plays instead (default: the game's search budget)")
@@ -89,7 +89,7 @@ def run(args: argparse.Namespace) -> int:
         check_output_file(args.plot, "--plot")
         if not args.saved and args.exploit_minutes > 0:  # a bad search BR is refused before any match
             for env_id in args.env_ids:
-                exploit.check_search(env_id, args.exploit_search, args.exploit_search_options)
+                exploit.check_search(env_id, args.exploit_search, args.exploit_search_options or "")
         for env_id in args.env_ids:
             if args.saved:
                 boards.append(leaderboard.saved_leaderboard(env_id, args.results))
@@ -100,7 +100,7 @@ def run(args: argparse.Namespace) -> int:
                     progress=args.progress, exploit_agents=args.exploit_agents,
                     exploit_settings={"curve_points": args.exploit_curve_points,
                                       "curve_games": args.exploit_curve_games, "search": args.exploit_search,
-                                      "search_options": args.exploit_search_options,
+                                      "search_options": args.exploit_search_options or "",
                                       "search_games": args.exploit_search_games},
                     measure=exploit.leaderboard_exploitability))
             print(boards[-1].table() + "\n", flush=True)
