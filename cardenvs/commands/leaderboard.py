@@ -10,7 +10,8 @@ at a time (docs/exploitability.md).
 Several games are played one after the other, each with a table of its own, and --plot draws a panel per game;
 --saved prints and plots the leaderboards earlier runs saved, playing nothing.
 --exploit-agents trains best responses for some agents only (those of search agents take long); the others show
-one of the same budget saved earlier, or none.
+one of the same budget saved earlier, or none. --jobs N plays N matches at a time, each in a process of its own
+(a match keeps one core busy; the results are the same).
 
 Examples::
 
@@ -76,6 +77,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="also draw rating against exploitability as a PNG, a panel per game (default: none)")
     parser.add_argument("--saved", action="store_true",
                         help="print (and plot) the leaderboards saved by earlier runs instead of playing")
+    parser.add_argument("--jobs", type=positive_int_argument, default=1,
+                        help="matches of the round robin (and agents' own games) played at a time, each in a worker "
+                             "process on a core of its own; the results are the same")
     parser.add_argument("--progress", action="store_true", help="show the matches' progress bars")
 
 
@@ -102,7 +106,7 @@ def run(args: argparse.Namespace) -> int:
                                       "curve_games": args.exploit_curve_games, "search": args.exploit_search,
                                       "search_options": args.exploit_search_options or "",
                                       "search_games": args.exploit_search_games},
-                    measure=exploit.leaderboard_exploitability))
+                    measure=exploit.leaderboard_exploitability, jobs=args.jobs))
             print(boards[-1].table() + "\n", flush=True)
     except ImportError as error:
         print(f"{PROGRAM}: the best responses need the 'train' extra ({error.name or error} cannot be imported); "

@@ -9,6 +9,10 @@ gain of a best response trained against the agent (docs/exploitability.md). Trai
 training layer's (``cardenvs.training.exploit.leaderboard_exploitability``, the ``train`` extra), which this layer
 never imports: ``cardenvs leaderboard`` passes it in, and a leaderboard without one is the round robin alone.
 
+With ``jobs`` above 1 the round robin's matches, and the agents' own games that the pool's gains need, are played
+that many at a time in worker processes (each match is one process's work: a match of search agents keeps one core
+busy); every game's seed is fixed, so the results are the same as one at a time.
+
 Everything is saved under a results folder (default ``runs/leaderboard/<env_id>``): each match's results file
 (a rerun plays only the games missing), each agent's BR run (reused when its settings are the same), and
 ``leaderboard.json``. So a table of several games can be built one game, or one agent, at a time.
@@ -20,7 +24,10 @@ from __future__ import annotations
 import itertools
 import json
 import math
+import multiprocessing
+import os
 from collections.abc import Sequence
+from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Protocol
@@ -43,6 +50,10 @@ SEARCH_AGENTS = ("pimc", "ismcts:iterations=25")
 #: games per match and per BR's final match, and the BR's budget in minutes
 DEFAULT_GAMES = 2000
 DEFAULT_EXPLOIT_MINUTES = 10.0
+#: the worker processes' start method: a fresh interpreter, never a fork of threads (numba's, torch's) mid-run
+WORKER_START_METHOD = "spawn"
+#: threads each worker process lets a torch or OpenMP library use, so that ``jobs`` workers share ``jobs`` cores
+WORKER_THREADS = "1"
 #: the file names under a game's results folder
 JSON_NAME, MATCHES_DIR, EXPLOIT_DIR = "leaderboard.json", "matches", "exploit"
 #: the figure: width per game panel and height, in inches
@@ -247,7 +258,7 @@ def run_leaderboard(env_id: str, agents: Sequence[str] | None = None, games: int
                     results_dir: str | Path | None = None, exploit: bool = True, progress: bool = False,
                     exploit_settings: dict[str, Any] | None = None,
                     exploit_agents: Sequence[str] | None = None,
-                    measure: ExploitabilityMeasure | None = None) -> Leaderboard:
+                    measure: ExploitabilityMeasure | None = None, jobs: int = 1) -> Leaderboard:
     """Play the round robin, measure (or reuse) each agent's exploitability, save and return the leaderboard.
 
     Args:
@@ -267,10 +278,11 @@ def run_leaderboard(env_id: str, agents: Sequence[str] | None = None, games: int
             show a saved BR of this budget, or none.
         measure: what measures an agent's exploitability (None: none is measured or read, the column stays
             empty).
+        jobs: matches played at a time, each in a worker process (1: one after another in this process).
 
     Raises:
         ValueError: an unknown game or spec, fewer than two agents, an exploit agent not among the agents, a seed
-            outside the seed rule; all before anything is played.
+            outside the seed rule, ``jobs`` below 1; all before anything is played.
     """
     from cardenvs.agents.registry import check_spec
     from cardenvs.evaluation import run_tournament
@@ -287,12 +299,17 @@ def run_leaderboard(env_id: str, agents: Sequence[str] | None = None, games: int
     strangers = [spec for spec in exploit_agents if spec not in agents]
     if strangers:
         raise ValueError(f"exploit agents {', '.join(strangers)} are not among the leaderboard's agents")
+    if isinstance(jobs, bool) or not isinstance(jobs, int) or jobs < 1:
+        raise ValueError(f"jobs must be a whole number of at least 1, not {jobs!r}")
     folder = Path(results_dir) if results_dir is not None else RESULTS_DIR / env_id
+    matches_folder = folder / MATCHES_DIR
+    pairs = list(itertools.combinations(agents, 2))
+    play_in_workers(env_id, [(list(pair), match_path(matches_folder, *pair)) for pair in pairs], games, seed, jobs)
     matches: dict[tuple[str, str], np.ndarray] = {}
     head_to_head: dict[str, list[float]] = {}
     rewards_of: dict[str, list[tuple[float, float]]] = {spec: [] for spec in agents}
-    for first, second in itertools.combinations(agents, 2):
-        path = folder / MATCHES_DIR / f"{agent_key(first)}--{agent_key(second)}.jsonl"
+    for first, second in pairs:
+        path = match_path(matches_folder, first, second)
         result = run_tournament(env_id, [first, second], games, seed=seed, progress=progress, results_path=path)
         matches[first, second] = agent_rewards(game_records(path), 2)
         head_to_head[f"{first}|{second}"] = [result.head_to_head.mean_difference, result.head_to_head.ci95]
@@ -302,6 +319,11 @@ def run_leaderboard(env_id: str, agents: Sequence[str] | None = None, games: int
         env_id=env_id, agents=agents, games=games, seed=seed, ratings=pairwise_ratings(agents, matches),
         mean_reward={spec: _combined(found) for spec, found in rewards_of.items()}, head_to_head=head_to_head,
         exploit_minutes=exploit_minutes, exploit_games=exploit_games)
+    if measure is not None and exploit:  # the own games the BRs' pool gains will need, played now, jobs at a time
+        needed = [spec for spec in exploit_agents if not all(
+            two_sided_zero_sum(game_records(match_path(matches_folder, *pair))) for pair in pairs if spec in pair)]
+        play_in_workers(env_id, [([spec, spec], own_path(matches_folder, spec)) for spec in needed], games, seed,
+                        jobs)
     board.exploitability = {
         spec: None if measure is None else measure(
             env_id, spec, folder / EXPLOIT_DIR / agent_key(spec), minutes=exploit_minutes, games=exploit_games,
@@ -309,7 +331,7 @@ def run_leaderboard(env_id: str, agents: Sequence[str] | None = None, games: int
         for spec in agents}
     for spec, found in board.exploitability.items():
         if found is not None:
-            pool = pool_gains(env_id, spec, agents, games, seed, folder / MATCHES_DIR, progress)
+            pool = pool_gains(env_id, spec, agents, games, seed, matches_folder, progress)
             found["gains"] = {**found.get("gains", {}), **{f"pool: {other}": gain for other, gain in pool.items()}}
             found["responder"], found["gain"], found["gain_ci95"] = strongest_response(
                 {name: tuple(gain) for name, gain in found["gains"].items()})
@@ -342,13 +364,13 @@ def pool_gains(env_id: str, spec: str, agents: Sequence[str], games: int, seed: 
         if other == spec:
             continue
         first, second = (other, spec) if agents.index(other) < agents.index(spec) else (spec, other)
-        records = game_records(folder / f"{agent_key(first)}--{agent_key(second)}.jsonl")
+        records = game_records(match_path(folder, first, second))
         matches[other] = (records, 0 if first == other else 1)
     found: dict[str, list[float]] = {}
     two_sided = all(two_sided_zero_sum(records) for records, _ in matches.values())
     own = None
     if not two_sided:
-        path = folder / f"own--{agent_key(spec)}.jsonl"
+        path = own_path(folder, spec)
         run_tournament(env_id, [spec, spec], games, seed=seed, progress=progress, results_path=path)
         own = agent_rewards(game_records(path), 2)
     for other, (records, slot) in matches.items():
@@ -360,6 +382,48 @@ def pool_gains(env_id: str, spec: str, agents: Sequence[str], games: int, seed: 
         means, cis = duplicate_mean_ci(difference[:, None], np.array([record["deal"] for record in records]))
         found[other] = [float(means[0]), float(cis[0])]
     return found
+
+
+def match_path(folder: Path, first: str, second: str) -> Path:
+    """The results file of the match of ``first`` and ``second`` in a leaderboard's matches folder."""
+    return folder / f"{agent_key(first)}--{agent_key(second)}.jsonl"
+
+
+def own_path(folder: Path, spec: str) -> Path:
+    """The results file of ``spec``'s own games (``spec`` in every seat) in a leaderboard's matches folder."""
+    return folder / f"own--{agent_key(spec)}.jsonl"
+
+
+def play_in_workers(env_id: str, lineups: Sequence[tuple[list[str], Path]], games: int, seed: int,
+                    jobs: int) -> None:
+    """Play the matches of ``lineups`` (agent specs, results file) to ``games`` games each, ``jobs`` at a time in
+    worker processes, and return when all are saved; with ``jobs`` 1, or one match, nothing is played here (the
+    caller's :func:`~cardenvs.evaluation.run_tournament` plays it in this process). A worker's error is raised here.
+
+    Args:
+        env_id: the game.
+        lineups: each match's agents and results file.
+        games: games per match.
+        seed: the matches' seed.
+        jobs: worker processes.
+    """
+    from cardenvs.evaluation import run_tournament
+
+    if jobs < 2 or len(lineups) < 2:
+        return
+    context = multiprocessing.get_context(WORKER_START_METHOD)
+    with ProcessPoolExecutor(max_workers=min(jobs, len(lineups)), mp_context=context,
+                             initializer=_limit_threads) as pool:
+        futures = [pool.submit(run_tournament, env_id, agents, games, seed=seed, progress=False, results_path=path)
+                   for agents, path in lineups]
+        for future in futures:
+            future.result()
+
+
+def _limit_threads() -> None:
+    """A worker's start: one thread for torch and OpenMP, set before either is imported."""
+    for name in ("OMP_NUM_THREADS", "MKL_NUM_THREADS"):
+        os.environ[name] = WORKER_THREADS
 
 
 def saved_leaderboard(env_id: str, results_dir: str | Path | None = None) -> Leaderboard:

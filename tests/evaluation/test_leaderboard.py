@@ -228,3 +228,23 @@ def test_a_pool_agent_s_gain_in_a_game_of_many_sides_is_measured_against_the_age
     assert found[0] == pytest.approx(difference.mean()) and found[0] > 0
     assert board.exploitability["random"]["gain"] == found[0]
     assert board.exploitability["heuristic"]["gain"] >= 0
+
+
+def test_matches_played_two_at_a_time_in_worker_processes_are_the_same_as_one_after_another(tmp_path):
+    """Every game's seed is fixed, so the round robin and the own games the pool's gains need come out the same,
+    game for game, whether played one after another or in two worker processes."""
+    agents = ["random", "heuristic", "trained"]
+    boards = {jobs: run_leaderboard(GAME, agents, games=12, seed=2, results_dir=tmp_path / str(jobs),
+                                    measure=losing_responders, jobs=jobs) for jobs in (1, 2)}
+    for name in sorted(path.name for path in (tmp_path / "1" / "matches").iterdir()):
+        first, second = (game_records(tmp_path / str(jobs) / "matches" / name) for jobs in (1, 2))
+        assert first == second, name
+    assert len(list((tmp_path / "2" / "matches").glob("own--*.jsonl"))) == len(agents)
+    assert boards[1].to_dict() == boards[2].to_dict()
+
+
+@pytest.mark.parametrize("jobs", [0, -1, 1.5, True])
+def test_a_number_of_jobs_below_one_or_not_whole_is_refused_before_anything_is_played(tmp_path, jobs):
+    with pytest.raises(ValueError, match="jobs must be a whole number of at least 1"):
+        run_leaderboard(GAME, ["random", "heuristic"], games=4, results_dir=tmp_path, jobs=jobs)
+    assert not tmp_path.joinpath("matches").exists()
