@@ -10,8 +10,8 @@ at a time (docs/exploitability.md).
 Several games are played one after the other, each with a table of its own, and --plot draws a panel per game;
 --saved prints and plots the leaderboards earlier runs saved, playing nothing.
 --exploit-agents trains best responses for some agents only (those of search agents take long); the others show
-one of the same budget saved earlier, or none. --jobs N plays N matches at a time, each in a process of its own
-(a match keeps one core busy; the results are the same).
+one of the same budget saved earlier, or none. --jobs N runs N matches, then N best responses, at a time, each in a
+process of its own (a match keeps about one core busy; its results are the same).
 
 Examples::
 
@@ -78,8 +78,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--saved", action="store_true",
                         help="print (and plot) the leaderboards saved by earlier runs instead of playing")
     parser.add_argument("--jobs", type=positive_int_argument, default=1,
-                        help="matches of the round robin (and agents' own games) played at a time, each in a worker "
-                             "process on a core of its own; the results are the same")
+                        help="matches of the round robin and agents' own games, then best responses, run at a time, "
+                             "each in a worker process; the matches' results are the same, and a best response "
+                             "trains on a share of the cores")
     parser.add_argument("--progress", action="store_true", help="show the matches' progress bars")
 
 

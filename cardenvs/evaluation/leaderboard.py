@@ -9,9 +9,11 @@ gain of a best response trained against the agent (docs/exploitability.md). Trai
 training layer's (``cardenvs.training.exploit.leaderboard_exploitability``, the ``train`` extra), which this layer
 never imports: ``cardenvs leaderboard`` passes it in, and a leaderboard without one is the round robin alone.
 
-With ``jobs`` above 1 the round robin's matches, and the agents' own games that the pool's gains need, are played
-that many at a time in worker processes (each match is one process's work: a match of search agents keeps one core
-busy); every game's seed is fixed, so the results are the same as one at a time.
+With ``jobs`` above 1 the round robin's matches, the agents' own games that the pool's gains need, and then the
+agents' exploitability measures are run that many at a time in worker processes (a match, or a BR against a search
+agent, keeps about one core busy). Every game's seed is fixed, so the matches' results are the same as one at a
+time; a BR trained for a number of minutes beside another trains on a share of the cores, so it makes fewer
+decisions in its budget (its run says how many).
 
 Everything is saved under a results folder (default ``runs/leaderboard/<env_id>``): each match's results file
 (a rerun plays only the games missing), each agent's BR run (reused when its settings are the same), and
@@ -278,7 +280,8 @@ def run_leaderboard(env_id: str, agents: Sequence[str] | None = None, games: int
             show a saved BR of this budget, or none.
         measure: what measures an agent's exploitability (None: none is measured or read, the column stays
             empty).
-        jobs: matches played at a time, each in a worker process (1: one after another in this process).
+        jobs: matches, then measures, run at a time, each in a worker process (1: one after another in this
+            process).
 
     Raises:
         ValueError: an unknown game or spec, fewer than two agents, an exploit agent not among the agents, a seed
@@ -324,11 +327,10 @@ def run_leaderboard(env_id: str, agents: Sequence[str] | None = None, games: int
             two_sided_zero_sum(game_records(match_path(matches_folder, *pair))) for pair in pairs if spec in pair)]
         play_in_workers(env_id, [([spec, spec], own_path(matches_folder, spec)) for spec in needed], games, seed,
                         jobs)
-    board.exploitability = {
-        spec: None if measure is None else measure(
-            env_id, spec, folder / EXPLOIT_DIR / agent_key(spec), minutes=exploit_minutes, games=exploit_games,
-            seed=seed, train=exploit and spec in exploit_agents, settings=exploit_settings)
-        for spec in agents}
+    board.exploitability = {spec: None for spec in agents} if measure is None else call_in_workers(measure, {
+        spec: {"env_id": env_id, "spec": spec, "run_dir": folder / EXPLOIT_DIR / agent_key(spec),
+               "minutes": exploit_minutes, "games": exploit_games, "seed": seed,
+               "train": exploit and spec in exploit_agents, "settings": exploit_settings} for spec in agents}, jobs)
     for spec, found in board.exploitability.items():
         if found is not None:
             pool = pool_gains(env_id, spec, agents, games, seed, matches_folder, progress)
@@ -397,8 +399,8 @@ def own_path(folder: Path, spec: str) -> Path:
 def play_in_workers(env_id: str, lineups: Sequence[tuple[list[str], Path]], games: int, seed: int,
                     jobs: int) -> None:
     """Play the matches of ``lineups`` (agent specs, results file) to ``games`` games each, ``jobs`` at a time in
-    worker processes, and return when all are saved; with ``jobs`` 1, or one match, nothing is played here (the
-    caller's :func:`~cardenvs.evaluation.run_tournament` plays it in this process). A worker's error is raised here.
+    worker processes, and return when all are saved; with ``jobs`` 1 nothing is played here (the caller's
+    :func:`~cardenvs.evaluation.run_tournament` plays each match in this process, with its progress bar).
 
     Args:
         env_id: the game.
@@ -407,17 +409,35 @@ def play_in_workers(env_id: str, lineups: Sequence[tuple[list[str], Path]], game
         seed: the matches' seed.
         jobs: worker processes.
     """
+    if jobs > 1:
+        call_in_workers(_play_match, {path: {"env_id": env_id, "agents": agents, "games": games, "seed": seed,
+                                             "path": path} for agents, path in lineups}, jobs)
+
+
+def call_in_workers(function: Any, calls: dict[Any, dict[str, Any]], jobs: int) -> dict[Any, Any]:
+    """``function(**arguments)`` for every call, ``jobs`` at a time in worker processes (with ``jobs`` 1, or one
+    call, here, one after another); key -> its result. ``function`` and its arguments must pickle (a module's
+    function). A worker's error is raised here.
+
+    Args:
+        function: what each call runs.
+        calls: key -> the call's keyword arguments.
+        jobs: worker processes.
+    """
+    if jobs < 2 or len(calls) < 2:
+        return {key: function(**arguments) for key, arguments in calls.items()}
+    context = multiprocessing.get_context(WORKER_START_METHOD)
+    with ProcessPoolExecutor(max_workers=min(jobs, len(calls)), mp_context=context,
+                             initializer=_limit_threads) as pool:
+        futures = {key: pool.submit(function, **arguments) for key, arguments in calls.items()}
+        return {key: future.result() for key, future in futures.items()}
+
+
+def _play_match(env_id: str, agents: list[str], games: int, seed: int, path: Path) -> None:
+    """A worker's match: played to ``games`` games and saved at ``path`` (the result is read back from the file)."""
     from cardenvs.evaluation import run_tournament
 
-    if jobs < 2 or len(lineups) < 2:
-        return
-    context = multiprocessing.get_context(WORKER_START_METHOD)
-    with ProcessPoolExecutor(max_workers=min(jobs, len(lineups)), mp_context=context,
-                             initializer=_limit_threads) as pool:
-        futures = [pool.submit(run_tournament, env_id, agents, games, seed=seed, progress=False, results_path=path)
-                   for agents, path in lineups]
-        for future in futures:
-            future.result()
+    run_tournament(env_id, agents, games, seed=seed, progress=False, results_path=path)
 
 
 def _limit_threads() -> None:
