@@ -307,7 +307,8 @@ def run_leaderboard(env_id: str, agents: Sequence[str] | None = None, games: int
     folder = Path(results_dir) if results_dir is not None else RESULTS_DIR / env_id
     matches_folder = folder / MATCHES_DIR
     pairs = list(itertools.combinations(agents, 2))
-    play_in_workers(env_id, [(list(pair), match_path(matches_folder, *pair)) for pair in pairs], games, seed, jobs)
+    play_in_workers(env_id, [(list(pair), match_path(matches_folder, *pair)) for pair in slowest_first(pairs)],
+                    games, seed, jobs)
     matches: dict[tuple[str, str], np.ndarray] = {}
     head_to_head: dict[str, list[float]] = {}
     rewards_of: dict[str, list[tuple[float, float]]] = {spec: [] for spec in agents}
@@ -325,12 +326,14 @@ def run_leaderboard(env_id: str, agents: Sequence[str] | None = None, games: int
     if measure is not None and exploit:  # the own games the BRs' pool gains will need, played now, jobs at a time
         needed = [spec for spec in exploit_agents if not all(
             two_sided_zero_sum(game_records(match_path(matches_folder, *pair))) for pair in pairs if spec in pair)]
-        play_in_workers(env_id, [([spec, spec], own_path(matches_folder, spec)) for spec in needed], games, seed,
-                        jobs)
-    board.exploitability = {spec: None for spec in agents} if measure is None else call_in_workers(measure, {
+        play_in_workers(env_id, [([spec, spec], own_path(matches_folder, spec)) for spec in slowest_first(needed)],
+                        games, seed, jobs)
+    measured = {} if measure is None else call_in_workers(measure, {
         spec: {"env_id": env_id, "spec": spec, "run_dir": folder / EXPLOIT_DIR / agent_key(spec),
                "minutes": exploit_minutes, "games": exploit_games, "seed": seed,
-               "train": exploit and spec in exploit_agents, "settings": exploit_settings} for spec in agents}, jobs)
+               "train": exploit and spec in exploit_agents, "settings": exploit_settings}
+        for spec in slowest_first(agents)}, jobs)
+    board.exploitability = {spec: measured.get(spec) for spec in agents}
     for spec, found in board.exploitability.items():
         if found is not None:
             pool = pool_gains(env_id, spec, agents, games, seed, matches_folder, progress)
@@ -394,6 +397,19 @@ def match_path(folder: Path, first: str, second: str) -> Path:
 def own_path(folder: Path, spec: str) -> Path:
     """The results file of ``spec``'s own games (``spec`` in every seat) in a leaderboard's matches folder."""
     return folder / f"own--{agent_key(spec)}.jsonl"
+
+
+def slowest_first(items: Sequence[Any]) -> list[Any]:
+    """Matches (pairs of agent specs) or agents (specs) with the most search agents first, else in their order: the
+    games of search agents take longest, so started first they do not keep one worker busy after the others are
+    done."""
+    from cardenvs.agents.registry import SEARCH_KINDS
+
+    def searches(item: Any) -> int:
+        specs = (item,) if isinstance(item, str) else item
+        return sum(spec.partition(":")[0] in SEARCH_KINDS for spec in specs)
+
+    return sorted(items, key=lambda item: -searches(item))
 
 
 def play_in_workers(env_id: str, lineups: Sequence[tuple[list[str], Path]], games: int, seed: int,

@@ -4,6 +4,7 @@ the results folder), the markdown table, the JSON and the rating-against-exploit
 
 from __future__ import annotations
 
+import itertools
 import json
 
 import numpy as np
@@ -18,6 +19,7 @@ from cardenvs.evaluation.leaderboard import (
     plot_rating_vs_exploitability,
     run_leaderboard,
     shipped_agents,
+    slowest_first,
 )
 from cardenvs.training.exploit import leaderboard_exploitability
 
@@ -248,3 +250,10 @@ def test_a_number_of_jobs_below_one_or_not_whole_is_refused_before_anything_is_p
     with pytest.raises(ValueError, match="jobs must be a whole number of at least 1"):
         run_leaderboard(GAME, ["random", "heuristic"], games=4, results_dir=tmp_path, jobs=jobs)
     assert not tmp_path.joinpath("matches").exists()
+
+
+def test_the_matches_and_agents_with_the_most_search_agents_start_first_else_in_their_order():
+    agents = ["random", "pimc", "heuristic", "ismcts:iterations=25"]
+    assert slowest_first(agents) == ["pimc", "ismcts:iterations=25", "random", "heuristic"]
+    assert slowest_first(list(itertools.combinations(agents, 2)))[:3] == [
+        ("pimc", "ismcts:iterations=25"), ("random", "pimc"), ("random", "ismcts:iterations=25")]
