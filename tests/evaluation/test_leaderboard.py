@@ -234,7 +234,8 @@ def test_a_pool_agent_s_gain_in_a_game_of_many_sides_is_measured_against_the_age
 
 def test_matches_played_two_at_a_time_in_worker_processes_are_the_same_as_one_after_another(tmp_path):
     """Every game's seed is fixed, so the round robin and the own games the pool's gains need come out the same,
-    game for game, whether played one after another or in two worker processes."""
+    game for game, whether played one after another or in two worker processes; the measures, run in the workers
+    too, give the same leaderboard."""
     agents = ["random", "heuristic", "trained"]
     boards = {jobs: run_leaderboard(GAME, agents, games=12, seed=2, results_dir=tmp_path / str(jobs),
                                     measure=losing_responders, jobs=jobs) for jobs in (1, 2)}
