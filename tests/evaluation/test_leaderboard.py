@@ -246,6 +246,15 @@ def test_matches_played_two_at_a_time_in_worker_processes_are_the_same_as_one_af
     assert boards[1].to_dict() == boards[2].to_dict()
 
 
+@pytest.mark.parametrize("jobs", ["0", "-2", "two", "1.5"])
+def test_cardenvs_leaderboard_refuses_a_bad_number_of_jobs_before_anything_is_played(tmp_path, capsys, jobs):
+    argv = ["leaderboard", GAME, "--agents", "random", "heuristic", "--games", "2", "--results", str(tmp_path / "r")]
+    assert main([*argv, "--jobs", jobs]) == 2
+    error = capsys.readouterr().err
+    assert "--jobs" in error and "Traceback" not in error
+    assert not (tmp_path / "r").exists()
+
+
 @pytest.mark.parametrize("jobs", [0, -1, 1.5, True])
 def test_a_number_of_jobs_below_one_or_not_whole_is_refused_before_anything_is_played(tmp_path, jobs):
     with pytest.raises(ValueError, match="jobs must be a whole number of at least 1"):
