@@ -28,8 +28,8 @@ import json
 import math
 import multiprocessing
 import os
+import signal
 from collections.abc import Sequence
-from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Protocol
@@ -443,10 +443,9 @@ def call_in_workers(function: Any, calls: dict[Any, dict[str, Any]], jobs: int) 
     if jobs < 2 or len(calls) < 2:
         return {key: function(**arguments) for key, arguments in calls.items()}
     context = multiprocessing.get_context(WORKER_START_METHOD)
-    with ProcessPoolExecutor(max_workers=min(jobs, len(calls)), mp_context=context,
-                             initializer=_limit_threads) as pool:
-        futures = {key: pool.submit(function, **arguments) for key, arguments in calls.items()}
-        return {key: future.result() for key, future in futures.items()}
+    with context.Pool(processes=min(jobs, len(calls)), initializer=_start_worker) as pool:  # exit: workers killed
+        pending = {key: pool.apply_async(function, kwds=arguments) for key, arguments in calls.items()}
+        return {key: result.get() for key, result in pending.items()}
 
 
 def _play_match(env_id: str, agents: list[str], games: int, seed: int, path: Path) -> None:
@@ -456,8 +455,10 @@ def _play_match(env_id: str, agents: list[str], games: int, seed: int, path: Pat
     run_tournament(env_id, agents, games, seed=seed, progress=False, results_path=path)
 
 
-def _limit_threads() -> None:
-    """A worker's start: one thread for torch and OpenMP, set before either is imported."""
+def _start_worker() -> None:
+    """A worker's start: one thread for torch and OpenMP, set before either is imported; Ctrl-C left to the parent,
+    which stops every worker at once (a match's games are saved as they end, so a rerun goes on from there)."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
     for name in ("OMP_NUM_THREADS", "MKL_NUM_THREADS"):
         os.environ[name] = WORKER_THREADS
 
