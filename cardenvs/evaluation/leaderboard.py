@@ -324,8 +324,7 @@ def run_leaderboard(env_id: str, agents: Sequence[str] | None = None, games: int
         mean_reward={spec: _combined(found) for spec, found in rewards_of.items()}, head_to_head=head_to_head,
         exploit_minutes=exploit_minutes, exploit_games=exploit_games)
     if measure is not None and exploit:  # the own games the BRs' pool gains will need, played now, jobs at a time
-        needed = [spec for spec in exploit_agents if not all(
-            two_sided_zero_sum(game_records(match_path(matches_folder, *pair))) for pair in pairs if spec in pair)]
+        needed = [spec for spec in exploit_agents if needs_own_games(spec, agents, matches_folder)]
         play_in_workers(env_id, [([spec, spec], own_path(matches_folder, spec)) for spec in slowest_first(needed)],
                         games, seed, jobs)
     measured = {} if measure is None else call_in_workers(measure, {
@@ -372,9 +371,8 @@ def pool_gains(env_id: str, spec: str, agents: Sequence[str], games: int, seed: 
         records = game_records(match_path(folder, first, second))
         matches[other] = (records, 0 if first == other else 1)
     found: dict[str, list[float]] = {}
-    two_sided = all(two_sided_zero_sum(records) for records, _ in matches.values())
     own = None
-    if not two_sided:
+    if needs_own_games(spec, agents, folder):
         path = own_path(folder, spec)
         run_tournament(env_id, [spec, spec], games, seed=seed, progress=progress, results_path=path)
         own = agent_rewards(game_records(path), 2)
@@ -387,6 +385,13 @@ def pool_gains(env_id: str, spec: str, agents: Sequence[str], games: int, seed: 
         means, cis = duplicate_mean_ci(difference[:, None], np.array([record["deal"] for record in records]))
         found[other] = [float(means[0]), float(cis[0])]
     return found
+
+
+def needs_own_games(spec: str, agents: Sequence[str], folder: Path) -> bool:
+    """Whether :func:`pool_gains` needs ``spec``'s own games: not every saved match of ``spec`` with another of
+    ``agents`` (in the matches ``folder``) is between two zero-sum sides."""
+    return not all(two_sided_zero_sum(game_records(match_path(folder, *pair)))
+                   for pair in itertools.combinations(agents, 2) if spec in pair)
 
 
 def match_path(folder: Path, first: str, second: str) -> Path:
@@ -445,7 +450,10 @@ def call_in_workers(function: Any, calls: dict[Any, dict[str, Any]], jobs: int) 
     context = multiprocessing.get_context(WORKER_START_METHOD)
     with context.Pool(processes=min(jobs, len(calls)), initializer=_start_worker) as pool:  # exit: workers killed
         pending = {key: pool.apply_async(function, kwds=arguments) for key, arguments in calls.items()}
-        return {key: result.get() for key, result in pending.items()}
+        results = {key: result.get() for key, result in pending.items()}
+        pool.close()  # all done: let the workers end on their own, their resources released
+        pool.join()
+    return results
 
 
 def _play_match(env_id: str, agents: list[str], games: int, seed: int, path: Path) -> None:
