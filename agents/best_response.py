@@ -36,7 +36,12 @@ The budget is the search agent's options (:class:`~cardenvs.agents.search.PIMCOp
 best response is its search agent at the same budget with knowledge of its target added, and its gain can be
 compared with that agent's. Given a learned best response's network (``network``), it plays out its own seats and
 values positions by that network wherever its options name the game's shipped one (``trained``), as ISMCTS-BR takes
-its rollouts and values from its learned network; ``cardenvs exploit`` passes the BR it has just trained.
+its rollouts and values from its learned network; ``cardenvs exploit`` passes the BR it has just trained. Given
+one, ``pimc`` also starts from that network's choice (its most probable action, the *anchor*), as ISMCTS-BR's
+search starts from its network's policy: it plays its own best action instead only where, over the determinizations
+(each action valued on the same drawn cards), that action's mean advantage over the anchor's exceeds
+:data:`DEVIATION_Z` standard errors. So the search changes what was learnt only where its evidence is clear, and a
+search too noisy to rank the actions (a few determinizations of a close decision) leaves the learned choice as it is.
 
 ``pimc`` plays its own later decisions by the rollout policy inside its playouts, so a first move is valued as if
 the rest were played worse; ``ismcts`` searches them in its tree: on a toy game where the target's play is the only
@@ -72,6 +77,9 @@ NAME = "search_best_response"
 SHIPPED_NETWORK = "trained"
 #: the weight of the uniform choice mixed into a deterministic target's choice (as for a rule-based belief model)
 DEFAULT_SMOOTHING = beliefs.RULE_BASED_SMOOTHING
+#: standard errors (over the determinizations, paired by drawn state) by which ``pimc``'s best action must beat the
+#: learned best response's choice before the search plays it instead: a two-sided 95 % normal bound
+DEVIATION_Z = 1.96
 
 
 def target_model(target: Agent, smoothing: float = DEFAULT_SMOOTHING) -> beliefs.ActionModel | None:
@@ -195,9 +203,33 @@ class _AnswersTarget:
 
 
 class PIMCBestResponse(_AnswersTarget, PIMCAgent):
-    """``pimc`` against a known target (module docstring); arguments as :class:`_AnswersTarget`'s."""
+    """``pimc`` against a known target (module docstring); arguments as :class:`_AnswersTarget`'s, and:
+
+    Args:
+        anchor: a learned best response whose choice the search keeps unless it finds another action better with
+            confidence (module docstring); None: the search's best mean.
+    """
 
     name = f"pimc_{NAME}"
+
+    def __init__(self, env_id: str, target: Agent, options: PIMCOptions, seed: int | None = None,
+                 smoothing: float = DEFAULT_SMOOTHING, anchor: Agent | None = None):
+        super().__init__(env_id, target, options, seed, smoothing)
+        self.anchor = anchor
+
+    def act_views(self, views: Sequence[SeatView]) -> np.ndarray:
+        values = self.draw_values(views)
+        best = np.nanargmax(values.mean(axis=1), axis=1).astype(np.int64)
+        if self.anchor is None or not views:
+            return best
+        anchored = np.asarray(self.anchor.act_batch(np.stack([view.observation for view in views]),
+                                                    np.stack([view.action_mask for view in views])), np.int64)
+        rows = np.arange(len(views))
+        # per draw, the best action's value over the anchor's, on the same hidden cards
+        advantage = values[rows, :, best] - values[rows, :, anchored]
+        standard_error = advantage.std(axis=1, ddof=1) / np.sqrt(advantage.shape[1])
+        confident = advantage.mean(axis=1) > DEVIATION_Z * standard_error
+        return np.where(confident, best, anchored)
 
     def playout_returns(self, views: Sequence[SeatView], counts: Sequence[int], records: np.ndarray,
                         first_actions: np.ndarray) -> np.ndarray:
@@ -270,5 +302,7 @@ def make_search_best_response(env_id: str, target: Agent, layout: Any, kind: str
     if particles:
         with_belief = parse_options(kind, f"belief=policy:random,{particles[-1]}")
         options = dataclasses.replace(options, particles=with_belief.particles)
-    agent_type = PIMCBestResponse if kind == "pimc" else ISMCTSBestResponse
-    return agent_type(env_id, target, options, seed, smoothing)
+    if kind == "pimc":
+        anchor = None if network is None else make_agent(network, env_id, layout)
+        return PIMCBestResponse(env_id, target, options, seed, smoothing, anchor)
+    return ISMCTSBestResponse(env_id, target, options, seed, smoothing)

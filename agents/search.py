@@ -471,14 +471,25 @@ class PIMCAgent(_SearchAgent):
         Args:
             views: the decisions.
         """
+        return self.draw_values(views).mean(axis=1)
+
+    def draw_values(self, views: Sequence[SeatView]) -> np.ndarray:
+        """Each legal action's return to the seat per determinization, float64 ``[N, D, A]`` (``D`` the
+        determinizations): the mean of the playouts from that drawn state that start with the action, so the
+        actions of one draw are valued on the same hidden cards; NaN for illegal actions. A view with one legal
+        action is not searched: that action's values are 0.
+
+        Args:
+            views: the decisions.
+        """
         self.check_views(views)
-        values = np.full((len(views), len(views[0].action_mask) if views else 0), np.nan)
-        searched, records, first = [], [], []
         determinizations, rollouts = self.options.determinizations, self.options.rollouts
+        values = np.full((len(views), determinizations, len(views[0].action_mask) if views else 0), np.nan)
+        searched, records, first = [], [], []
         for index, view in enumerate(views):
             legal = np.flatnonzero(view.action_mask)
             if legal.size == 1:
-                values[index, legal[0]] = 0.0
+                values[index, :, legal[0]] = 0.0
                 continue
             draws = self.draw_states([view], determinizations)
             # every draw × every legal action × every playout, draw-major
@@ -494,8 +505,8 @@ class PIMCAgent(_SearchAgent):
         for index, seat, legal in searched:
             # this view's playouts, draw-major: [draw, legal action, playout]
             size = determinizations * legal.size * rollouts
-            values[index, legal] = returns[start:start + size, seat].reshape(
-                determinizations, legal.size, rollouts).mean(axis=(0, 2))
+            values[index][:, legal] = returns[start:start + size, seat].reshape(
+                determinizations, legal.size, rollouts).mean(axis=2)
             start += size
         return values
 

@@ -219,6 +219,52 @@ def test_a_search_best_response_refuses_what_it_cannot_play():
         cardenvs.unregister(TOY)
 
 
+class LastLegal(ToyHeuristic):
+    """A stand-in for a learned best response: always the highest legal action."""
+
+    def act(self, observation) -> int:
+        return int(np.flatnonzero(observation["action_mask"])[-1])
+
+
+@pytest.mark.parametrize(("advantage", "spread", "played"), [
+    (0.5, 0.1, "best"),    # the search's best is ahead on every draw: it is played
+    (0.05, 1.0, "anchor"),  # ahead on average, within the draws' noise: the anchor's choice stays
+    (-0.2, 0.1, "anchor"),  # the anchor's choice is the search's best itself
+])
+def test_a_pimc_best_response_keeps_its_learned_choice_unless_the_search_is_confident(advantage, spread, played):
+    """The paired advantage over the draws must exceed DEVIATION_Z standard errors before the search overrides
+    the learned BR's choice; without an anchor the search plays its best mean."""
+    from cardenvs.agents.best_response import DEVIATION_Z
+
+    with hidden_hands() as layout:
+        target = make_agent("heuristic", TOY, layout)
+        env = dealt({"hands": [[0, 1, 2], [3, 4, 5]]})
+        legal = np.flatnonzero(env.observe("player_0")["action_mask"])
+        anchor, other = legal[-1], legal[0]
+        draws = 32
+        noise = np.random.default_rng(0).standard_normal(draws)
+        noise = (noise - noise.mean()) / noise.std(ddof=1)  # exactly mean 0, spread 1 over the draws
+        values = np.full((1, draws, len(env.observe("player_0")["action_mask"])), np.nan)
+        values[0, :, legal] = -1.0  # every other legal action is worse than both
+        values[0, :, anchor] = 0.0
+        values[0, :, other] = advantage + spread * noise
+        standard_errors = advantage / (spread / np.sqrt(draws))
+        assert (standard_errors > DEVIATION_Z) == (played == "best")  # the cases are on the stated sides
+        chosen = {}
+        for name, anchored in (("anchored", LastLegal(layout)), ("plain", None)):
+            responder = PIMCBestResponse(TOY, target, responder_options(layout), seed=0, anchor=anchored)
+            responder.begin_game(0, view_in_env(env, 0, 0))
+            responder.draw_values = lambda views, values=values: values
+            chosen[name] = int(responder.act_views([view_in_env(env, 0, 0)])[0])
+    assert chosen["anchored"] == (other if played == "best" else anchor)
+    assert chosen["plain"] == (other if advantage > 0 else anchor)
+
+
+def responder_options(layout):
+    """The options of the toy's pimc best response at :data:`PIMC_BUDGET`."""
+    return make_search_best_response(TOY, make_agent("heuristic", TOY, layout), layout, "pimc", PIMC_BUDGET).options
+
+
 def test_a_learned_network_stands_in_for_the_shipped_one_in_the_playouts_and_values():
     from cardenvs.agents.registry import shipped_checkpoint
 
@@ -234,8 +280,9 @@ def test_a_learned_network_stands_in_for_the_shipped_one_in_the_playouts_and_val
     kept = make_search_best_response("slabberjan_v0", target, layout, "pimc", "rollout=heuristic",
                                      network=learned)
     assert (kept.options.rollout, kept.options.value) == ("heuristic", learned)
+    assert kept.anchor is not None and kept.anchor.name != "trained"  # pimc keeps the learned BR's choices
     without = make_search_best_response("slabberjan_v0", target, layout, "pimc")
-    assert (without.options.rollout, without.options.value) == ("trained", "trained")
+    assert (without.options.rollout, without.options.value) == ("trained", "trained") and without.anchor is None
     with pytest.raises(ValueError, match="gin_slaughtre_v0"):  # a network of another game fails at creation
         make_search_best_response("slabberjan_v0", target, layout,
                                   network=f"ppo:{shipped_checkpoint('gin_slaughtre_v0')}")
