@@ -29,7 +29,7 @@ from pathlib import Path
 import numpy as np
 
 import cardenvs
-from cardenvs.agents.best_response import make_search_best_response
+from cardenvs.agents.best_response import DEVIATION_Z, make_search_best_response
 from cardenvs.agents.registry import SEARCH_KINDS, make_agent
 from cardenvs.evaluation.tournament import (
     agent_rewards,
@@ -65,7 +65,8 @@ def main(argv: Sequence[str] | None = None) -> None:
     parser.add_argument("--search-options", default="", help="the search BR's options (default: the game's)")
     parser.add_argument("--network", default=None, metavar="PATH",
                         help="a learned BR's model (its run's model.pt), in place of the shipped network wherever "
-                             "the search's options name it, as cardenvs exploit plays its search BR")
+                             "the search's options name it, and (pimc) the choice the search keeps unless it is "
+                             "confident of a better one, as cardenvs exploit plays its search BR")
     parser.add_argument("--games", type=int, default=400)
     parser.add_argument("--seed", type=int, default=7)
     args = parser.parse_args(argv)
@@ -79,7 +80,8 @@ def main(argv: Sequence[str] | None = None) -> None:
     except ValueError as error:
         parser.error(str(error))
     found = {}
-    searched = {"search": args.search, "options": args.search_options, "network": args.network}
+    searched = {"search": args.search, "options": args.search_options, "network": args.network,
+                "deviation_z": DEVIATION_Z if args.network is not None else None}
     for name, lineup in (("search BR", [responder, target]), (args.pool_agent, [args.pool_agent, args.target])):
         # a results file resumes only the match of the same players: the search BR's name holds its settings
         played = json.dumps(searched, sort_keys=True) if name == "search BR" else ""
