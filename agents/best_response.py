@@ -78,7 +78,7 @@ SHIPPED_NETWORK = "trained"
 #: the weight of the uniform choice mixed into a deterministic target's choice (as for a rule-based belief model)
 DEFAULT_SMOOTHING = beliefs.RULE_BASED_SMOOTHING
 #: standard errors (over the determinizations, paired by drawn state) by which ``pimc``'s best action must beat the
-#: learned best response's choice before the search plays it instead: a two-sided 95 % normal bound
+#: learned best response's choice before the search plays it instead (the normal distribution's 97.5 % quantile)
 DEVIATION_Z = 1.96
 
 
