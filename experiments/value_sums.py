@@ -22,16 +22,18 @@ import numpy as np
 
 import cardenvs
 from cardenvs.agents.registry import make_agent
+from cardenvs.agents.search import Playouts
 
 
 def value_sums(env_id: str, games: int, steps: int, seed: int) -> dict[str, float]:
     """Play ``games`` games in lockstep for ``steps`` steps (an ended game is dealt again) between copies of the
     shipped network; the mean value of the seat to move, of the other seats, of all seats added up, and the mean
     sum of the seats' returns over the games that ended."""
-    import torch as th
-
     game = cardenvs.get_game(env_id)
-    agent = make_agent("trained", env_id, game.observation_layout(game.params_type()), seed)
+    params = game.params_type()
+    agent = make_agent("trained", env_id, game.observation_layout(params), seed)
+    # the search's own valuation of every seat where a playout stops (the shipped network's value head)
+    playouts = Playouts(env_id, params, "trained", seed, depth=1)
     venv = cardenvs.vector_env(env_id, games)
     observations, masks, players = venv.reset(seed=seed)
     seats = venv.num_players
@@ -39,11 +41,7 @@ def value_sums(env_id: str, games: int, steps: int, seed: int) -> dict[str, floa
     to_move, others, totals, ended_totals = [], [], [], []
     next_seed = seed + games
     for _ in range(steps):
-        with th.inference_mode():
-            values = np.stack([
-                agent.network.value(th.as_tensor(venv.observe(np.full(games, seat, np.int64))[0])).numpy()
-                for seat in range(seats)
-            ], axis=1)
+        values = playouts._values(venv, games)
         moving = np.zeros((games, seats), np.bool_)
         moving[np.arange(games), players] = True
         to_move.append(values[moving])
