@@ -34,7 +34,10 @@ target], ...)``) seats it so; ``cardenvs exploit`` plays that match (docs/exploi
 The budget is the search agent's options (:class:`~cardenvs.agents.search.PIMCOptions`,
 :class:`~cardenvs.agents.search.ISMCTSOptions`; the game's ``search_defaults`` where they are left out), so each
 best response is its search agent at the same budget with knowledge of its target added, and its gain can be
-compared with that agent's. Given a learned best response's network (``network``), it plays out its own seats and
+compared with that agent's. A game whose own budget is too slow with the target playing its seats in every
+playout names the best response's budget apart (``Game.search_response_defaults``; Clabber: 32 determinizations
+played out 16 decisions by the network, then valued by it, where its search agents play 64 × 4 to the end at
+random). Given a learned best response's network (``network``), it plays out its own seats and
 values positions by that network wherever its options name the game's shipped one (``trained``), as ISMCTS-BR takes
 its rollouts and values from its learned network; ``cardenvs exploit`` passes the BR it has just trained. Given
 one, ``pimc`` also starts from that network's choice (its most probable action, the *anchor*), as ISMCTS-BR's
@@ -269,7 +272,8 @@ def make_search_best_response(env_id: str, target: Agent, layout: Any, kind: str
                               seed: int | None = None, smoothing: float = DEFAULT_SMOOTHING,
                               network: str | None = None) -> PIMCBestResponse | ISMCTSBestResponse:
     """The search best response of ``kind`` to ``target`` in ``env_id``, with that search's options ``argument``
-    (``name=value,...``; those left out come from the game's ``search_defaults``, as for the search agents).
+    (``name=value,...``; those left out come from the game's ``search_response_defaults``, then from its
+    ``search_defaults``, as for the search agents).
 
     Args:
         env_id: the game.
@@ -296,7 +300,7 @@ def make_search_best_response(env_id: str, target: Agent, layout: Any, kind: str
     # particles belong to the belief, which pimc's options allow only with a policy belief: parsed on their own
     particles = [part for part in parts if part.partition("=")[0] == "particles"]
     searched = ",".join(part for part in parts if part not in particles)
-    options = game_search_options(kind, searched, env_id, layout, "no search best response")
+    options = game_search_options(kind, searched, env_id, layout, "no search best response", response=True)
     if network is not None:
         options = with_network(options, network, env_id, layout)
     if particles:

@@ -771,15 +771,16 @@ def _shipped_network_fits(env_id: str, layout: Any) -> bool:
     return True
 
 
-def game_search_options(kind: str, argument: str, env_id: str, layout: Any,
-                        player: str) -> PIMCOptions | ISMCTSOptions:
+def game_search_options(kind: str, argument: str, env_id: str, layout: Any, player: str,
+                        response: bool = False) -> PIMCOptions | ISMCTSOptions:
     """The options of the search ``kind:argument`` in ``env_id``, for the search agents and the search best
     responses alike.
 
-    Options the spec leaves out come from the game's ``search_defaults``; those that need the game's shipped
-    network (a trained rollout policy or value) are left out where it cannot play (torch missing, or parameters
-    whose observations it does not read, such as another number of players). The rollout policy and the value
-    network are loaded here, so a spec that names a missing model fails at once.
+    Options the spec leaves out come from the game's ``search_defaults`` (for a best response, its
+    ``search_response_defaults`` first); those that need the game's shipped network (a trained rollout policy or
+    value) are left out where it cannot play (torch missing, or parameters whose observations it does not read,
+    such as another number of players). The rollout policy and the value network are loaded here, so a spec that
+    names a missing model fails at once.
 
     Args:
         kind: ``pimc`` or ``ismcts``.
@@ -787,6 +788,7 @@ def game_search_options(kind: str, argument: str, env_id: str, layout: Any,
         env_id: the game.
         layout: the env's observation layout.
         player: who would play with these options, for the message of a game without a resampler.
+        response: the options of a search best response (the game's ``search_response_defaults`` apply).
 
     Raises:
         ValueError: a game without a hidden-card resampler, bad options (see :func:`parse_options`), or a rollout
@@ -795,9 +797,12 @@ def game_search_options(kind: str, argument: str, env_id: str, layout: Any,
     game = cardenvs.get_game(env_id)
     if game.resample is None:
         raise ValueError(f"{env_id} has no hidden-card resampler, so {player} cannot play it")
-    defaults = dict(game.search_defaults)
-    if any(name in defaults for name in NETWORK_OPTIONS) and not _shipped_network_fits(env_id, layout):
-        defaults = {name: value for name, value in defaults.items() if name not in NETWORK_OPTIONS}
+    layers = (game.search_defaults, game.search_response_defaults) if response else (game.search_defaults,)
+    names_network = any(name in layer for layer in layers for name in NETWORK_OPTIONS)
+    fits = not names_network or _shipped_network_fits(env_id, layout)
+    defaults: dict[str, Any] = {}
+    for layer in layers:  # each layer without its network options where the network cannot play
+        defaults.update((name, value) for name, value in layer.items() if fits or name not in NETWORK_OPTIONS)
     options = parse_options(kind, argument, defaults)
     make_agent(options.rollout, env_id, layout)
     if options.depth:

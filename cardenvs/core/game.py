@@ -254,6 +254,11 @@ class Game:
     #: ``{"determinizations": 64, "rollout": "random"}``: the budgets of the strength table in docs/search.md;
     #: options one agent does not have are ignored for it
     search_defaults: dict[str, Any] = dataclasses.field(default_factory=dict, hash=False, compare=False)
+    #: the search best responses' options for this game where they differ from ``search_defaults``, e.g.
+    #: ``{"rollout": "trained", "depth": 16}``: a best response plays its target's seats in every playout, stepped
+    #: from Python where the target is a network, so a budget that plays out to the game's end many times at random
+    #: can be far too slow for it (docs/exploitability.md); empty: the search agents' own budget
+    search_response_defaults: dict[str, Any] = dataclasses.field(default_factory=dict, hash=False, compare=False)
     #: ``"module:function"`` of ``facts(params)``, the game's OpenSpiel facts for given parameters (a
     #: :class:`cardenvs.core.spiel_facts.OpenSpielFacts`: utility type and range, longest game, partnerships), kept
     #: in the game's ``spiel.py`` and read only by :mod:`cardenvs.openspiel`; ``""``: not bridged

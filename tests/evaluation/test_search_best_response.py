@@ -286,3 +286,26 @@ def test_a_learned_network_stands_in_for_the_shipped_one_in_the_playouts_and_val
     with pytest.raises(ValueError, match="gin_slaughtre_v0"):  # a network of another game fails at creation
         make_search_best_response("slabberjan_v0", target, layout,
                                   network=f"ppo:{shipped_checkpoint('gin_slaughtre_v0')}")
+
+
+def test_a_game_s_search_best_response_budget_comes_before_its_search_agents_budget():
+    game = cardenvs.get_game("clabber_v0")  # its search agents play out to the end at random, too slow for a BR
+    assert game.search_response_defaults and game.search_response_defaults != game.search_defaults
+    layout = game.observation_layout(game.params_type())
+    target = make_agent("heuristic", "clabber_v0", layout)
+    responder = make_search_best_response("clabber_v0", target, layout)
+    for name, value in game.search_response_defaults.items():
+        assert getattr(responder.options, name) == value
+    searcher = make_agent("pimc", "clabber_v0", layout)  # the search agent keeps the game's own budget
+    for name, value in game.search_defaults.items():
+        assert getattr(searcher.options, name) == value
+    assert searcher.options.depth == 0
+    given = make_search_best_response("clabber_v0", target, layout, "pimc", "depth=4,rollouts=2")  # a spec wins
+    assert (given.options.depth, given.options.rollouts) == (4, 2)
+    assert given.options.determinizations == game.search_response_defaults["determinizations"]
+    plain = cardenvs.get_game("stabby_jack_v0")  # a game without a budget of its own for BRs: the search's
+    assert not plain.search_response_defaults
+    stabby_layout = plain.observation_layout(plain.params_type())
+    stabby = make_search_best_response("stabby_jack_v0", make_agent("heuristic", "stabby_jack_v0", stabby_layout),
+                                       stabby_layout)
+    assert all(getattr(stabby.options, name) == value for name, value in plain.search_defaults.items())

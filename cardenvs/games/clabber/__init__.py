@@ -55,6 +55,7 @@ GAME = Game(
     resample=resample,
     quick_params={"single_hand": True},
     search_defaults={"determinizations": 64, "rollouts": 4, "rollout": "random"},
+    search_response_defaults={"determinizations": 32, "rollouts": 1, "rollout": "trained", "depth": 16},
     example_params=(
         {},
         {"single_hand": True},
