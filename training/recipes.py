@@ -3,8 +3,9 @@
 A recipe gives (a) the game's defaults for the trainer's core options (budget, discount, minibatches, how often
 to snapshot, checkpoint and evaluate, ...), which the command line may still change, and (b) the extensions its
 game's agent needs, which are not command-line options: reward shaping (:mod:`cardenvs.training.shaping`), an
-auxiliary prediction task (:mod:`cardenvs.training.auxiliary`) and carried open chains
-(:mod:`cardenvs.training.open_chains`). Each of the five games' recipes is the one its shipped agent
+auxiliary prediction task (:mod:`cardenvs.training.auxiliary`), carried open chains
+(:mod:`cardenvs.training.open_chains`), search targets (:mod:`cardenvs.training.search_targets`) and a warm start from
+a teacher's play (:mod:`cardenvs.training.kickstart`). Each of the five games' recipes is the one its shipped agent
 (``agents/checkpoints/<env_id>.json``) was trained with. A game without a recipe (one registered from outside the
 package, say) trains with the core defaults and no extension.
 """
@@ -15,6 +16,7 @@ from dataclasses import asdict, dataclass, field
 from typing import Any
 
 from cardenvs.training.auxiliary import Auxiliary
+from cardenvs.training.kickstart import Kickstart
 from cardenvs.training.search_targets import SearchTargets
 from cardenvs.training.shaping import Shaping
 
@@ -32,6 +34,7 @@ class Recipe:
         auxiliary: an auxiliary prediction task on the policy's trunk (None: none).
         carry_open_chains: a learning seat's open chain waits for the next rollout instead of being bootstrapped.
         search_targets: the policy also learns a search's action distribution at some decisions (None: none).
+        kickstart: the policy also learns a teacher's choices early in the run (None: none).
     """
 
     defaults: dict[str, Any] = field(default_factory=dict)
@@ -39,6 +42,7 @@ class Recipe:
     auxiliary: Auxiliary | None = None
     carry_open_chains: bool = False
     search_targets: SearchTargets | None = None
+    kickstart: Kickstart | None = None
 
     def extensions(self) -> dict[str, Any]:
         """The extension settings, as model.json records them (JSON types)."""
@@ -46,7 +50,8 @@ class Recipe:
         return {"shaping": None if shaping is None else asdict(shaping),
                 "auxiliary": None if auxiliary is None else {**asdict(auxiliary), "views": list(auxiliary.views)},
                 "carry_open_chains": self.carry_open_chains,
-                "search_targets": None if search_targets is None else asdict(search_targets)}
+                "search_targets": None if search_targets is None else asdict(search_targets),
+                "kickstart": None if self.kickstart is None else asdict(self.kickstart)}
 
 
 RECIPES: dict[str, Recipe] = {

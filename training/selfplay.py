@@ -6,9 +6,9 @@ side of the table); the per-seat credit (a reward goes to the seat's latest deci
 of decisions; the clipped PPO update on ``--device``; the league of fixed agents and snapshots; checkpoint and resume;
 last, the command line, whose output names each phase of a run (start-up, training with its progress, the final
 matches with their size). A recipe's extensions (``shaping``: rewards before GAE; ``auxiliary``: a head and a loss
-term; ``search_targets``: a search's policy as a loss term; ``open_chains``: decisions that wait for the next
-rollout), the run shell (``runs``) and what the trainers' command lines share (``cli``) are modules below this one;
-nothing below imports it.
+term; ``search_targets``: a search's policy as a loss term; ``kickstart``: a teacher's choices as a loss term early
+in the run; ``open_chains``: decisions that wait for the next rollout), the run shell (``runs``) and what the
+trainers' command lines share (``cli``) are modules below this one; nothing below imports it.
 """
 
 from __future__ import annotations
@@ -33,6 +33,7 @@ import cardenvs
 from cardenvs.core.rng import offset_seed
 from cardenvs.training import cli, open_chains, runs
 from cardenvs.training.auxiliary import AuxiliaryTask
+from cardenvs.training.kickstart import NO_ACTION, Kickstarter, teacher_loss
 from cardenvs.training.league import draw_seating
 from cardenvs.training.recipes import Recipe, recipe
 from cardenvs.training.search_targets import SearchTeacher, cross_entropy
@@ -42,7 +43,7 @@ PROG = "cardenvs train"
 RUNS_DIR = Path("runs") / "selfplay"
 CHECKPOINT_NAME, MODEL_NAME = "checkpoint.pt", "model.pt"
 #: the parts of the loop whose time is measured
-TIME_PARTS = ("env", "opponents", "forward", "search", "bookkeeping", "update")
+TIME_PARTS = ("env", "opponents", "forward", "search", "teacher", "bookkeeping", "update")
 #: the trainer's state a checkpoint keeps besides the network, the optimizer, the random generator and the timers
 RUN_STATE = ("decisions", "updates", "train_seconds", "evaluations", "last", "snapshots")
 
@@ -114,6 +115,8 @@ class Rollout:
         self.done, self.valid = np.zeros((rows, n), bool), np.zeros((rows, n), bool)  # game over; a decision here
         # a search's policy at the decisions it searched (search targets; none carried over to the next rollout)
         self.search, self.searched = np.zeros((rows, n, num_actions), np.float32), np.zeros((rows, n), bool)
+        # a kickstart teacher's action at each decision it chose (NO_ACTION elsewhere; none carried over)
+        self.teacher_action = np.full((rows, n), NO_ACTION, np.int64)
 
     def record(self, row: int, games: np.ndarray, **values: Any) -> None:
         """Write each named array's ``values`` at ``row`` for ``games``."""
@@ -152,6 +155,8 @@ class Trainer:
         # the search's seed follows the league agents' (offset_seed(seed, k) for the k-th league entry)
         self.teacher = None if self.recipe.search_targets is None else SearchTeacher(
             self.recipe.search_targets, args.env_id, self.layout, self.dir, offset_seed(args.seed, len(args.league)))
+        self.kickstarter = None if self.recipe.kickstart is None else Kickstarter(
+            self.recipe.kickstart, args.env_id, self.layout, offset_seed(args.seed, len(args.league) + 1))
         th.manual_seed(args.seed)
         self.network = self.new_network().to(self.device)
         self.optimizer = th.optim.Adam(self.network.parameters(), lr=args.learning_rate, eps=1e-5)
@@ -227,7 +232,7 @@ class Trainer:
             if self.teacher:
                 self.teacher.start_round_if_due(self.decisions, self.save_network)
             carried_games, carried_seats = open_chains.carry_over(buffer.kept(), last_decision, carry)
-            buffer.valid[:], buffer.searched[:] = False, False
+            buffer.valid[:], buffer.searched[:], buffer.teacher_action[:] = False, False, NO_ACTION
             buffer.valid[carried_seats, carried_games] = True
             buffer.reward[carry:], buffer.done[:], buffer.next[:] = 0, False, -1
             for t in range(carry, carry + args.num_steps):
@@ -252,6 +257,9 @@ class Trainer:
                         views = seat_views(venv, searched, current, obs, masks)
                         buffer.record(t, searched, search=self.teacher.policies(views), searched=True)
                         self.timers.lap("search")
+                    if self.kickstarter and self.kickstarter.teaching(self.decisions):
+                        buffer.record(t, picked, teacher_action=self.kickstarter.actions(obs[picked], masks[picked]))
+                        self.timers.lap("teacher")
                 previous = last_decision[picked, seat[picked]]
                 buffer.next[previous[previous >= 0], picked[previous >= 0]] = t
                 last_decision[picked, seat[picked]] = t
@@ -315,9 +323,10 @@ class Trainer:
         advantages = self.advantages(buffer.value, reward, buffer.done, buffer.next, buffer.seat, used, bootstrap)
         self.timers.lap("bookkeeping")
         searched = (buffer.search[used], buffer.searched[used]) if self.teacher else None
+        taught = buffer.teacher_action[used] if self.kickstarter else None
         stats = self.update(buffer.obs[used], buffer.mask[used], buffer.action[used], buffer.logprob[used],
                             buffer.value[used], advantages[used], started, buffer.aux[used] if self.aux else None,
-                            searched)
+                            searched, taught)
         self.timers.lap("update")
         return stats
 
@@ -363,10 +372,11 @@ class Trainer:
         return self.args.learning_rate * (1.0 - min(share, 1.0))
 
     def update(self, obs, mask, action, old_logprob, old_value, advantage, started, aux_target=None,
-               searched=None) -> dict:
+               searched=None, taught=None) -> dict:
         """``--update-epochs`` passes of clipped PPO over one rollout's learner decisions (numpy arrays), with the
-        auxiliary task's loss when ``aux_target`` is given and the search targets' when ``searched`` (the search
-        policies ``[B, A]`` and which decisions have one ``[B]``) is; the mean of each loss over the minibatches."""
+        auxiliary task's loss when ``aux_target`` is given, the search targets' when ``searched`` (the search
+        policies ``[B, A]`` and which decisions have one ``[B]``) is and the kickstart teacher's when ``taught`` (its
+        actions ``[B]``, ``NO_ACTION`` where it chose none) is; the mean of each loss over the minibatches."""
         import torch as th
 
         args = self.args
@@ -384,6 +394,10 @@ class Trainer:
         if searched is not None:
             search_policy, has_search = (th.from_numpy(array).to(self.device) for array in searched)
             totals["search_loss"] = 0.0
+        if taught is not None:
+            teacher_action = th.from_numpy(taught).to(self.device)
+            teacher_weight = self.kickstarter.weight(self.decisions)
+            totals["teacher_loss"] = 0.0
         batches = 0
         for _ in range(args.update_epochs):
             order = th.randperm(len(action)).to(self.device)  # drawn on the CPU: the same on every device
@@ -407,6 +421,10 @@ class Trainer:
                     search_loss = cross_entropy(logits, search_policy[batch], has_search[batch])
                     loss = loss + self.teacher.targets.coef * search_loss
                     totals["search_loss"] += search_loss.item()
+                if taught is not None:
+                    taught_loss = teacher_loss(logits, teacher_action[batch])
+                    loss = loss + teacher_weight * taught_loss
+                    totals["teacher_loss"] += taught_loss.item()
                 self.optimizer.zero_grad(set_to_none=True)
                 loss.backward()
                 th.nn.utils.clip_grad_norm_(self.network.parameters(), args.max_grad_norm)
