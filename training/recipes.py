@@ -67,11 +67,13 @@ RECIPES: dict[str, Recipe] = {
         "total_decisions": 60_000_000, "minutes": 28.0, "snapshot_every": 2_000_000,
         "checkpoint_every": 4_000_000, "eval_every": 4_000_000, "eval_games": EVAL_GAMES},
         shaping=Shaping("scores", coef=8.0, relative=True)),
-    # A learner that cannot win yet would learn to stall to the step limit: a truncated game costs it a loss.
+    # A learner that cannot win yet would learn to stall to the step limit: a truncated game costs it a loss. The
+    # rule-based agent teaches the first 2M decisions, which a random policy's returns would take minutes to pass.
     "stabby_jack_v0": Recipe({
-        "total_decisions": 20_000_000, "minutes": 12.0, "gamma": 0.999, "truncation_reward": -1.0,
+        "total_decisions": 12_000_000, "gamma": 0.999, "truncation_reward": -1.0,
         "snapshot_every": 2_000_000, "checkpoint_every": 2_000_000, "eval_every": 1_500_000,
-        "eval_games": EVAL_GAMES}),
+        "eval_games": EVAL_GAMES},
+        kickstart=Kickstart(decisions=2_000_000)),
     # Slap pays only at the end of games of hundreds of slap windows, and a seat out of cards waits for its end:
     # stack-size shaping, carried chains, and a head that learns which slap rules the pile matches.
     "slap_v0": Recipe({

@@ -16,8 +16,8 @@ from cardenvs.training.recipes import RECIPES, recipe
 from tests.training.first_updates import REFERENCE_PATH, first_updates
 
 REFERENCE = json.loads(REFERENCE_PATH.read_text())
-#: what the shipped agents' commands set that is not a setting of the run (where it went, how it was shown)
-NOT_SETTINGS = ("run_dir", "progress_bar", "resume", "resume_if_present")
+#: what the shipped agents' commands set that is not a setting of the run (where it went, ran, and how it was shown)
+NOT_SETTINGS = ("run_dir", "device", "progress_bar", "resume", "resume_if_present")
 #: the settings of the shipped agents' trainer that are recipe extensions now, or gone (no recipe used them), with
 #: the value they had when a command left them out
 OLD_EXTENSION_DEFAULTS = {"carry_open_chains": False, "shaping_view": "", "shaping_coef": 1.0,
@@ -33,11 +33,15 @@ def _with_recipe(env_id: str) -> str:
     return env_id
 
 
-def _shipped_args(env_id: str) -> dict:
+def _shipped_info(env_id: str) -> dict:
     path = shipped_checkpoint(env_id)
     if path is None:
         pytest.skip(f"{env_id} ships no trained agent")
-    return json.loads(Path(path).with_suffix(".json").read_text())["args"]
+    return json.loads(Path(path).with_suffix(".json").read_text())
+
+
+def _shipped_args(env_id: str) -> dict:
+    return _shipped_info(env_id)["args"]
 
 
 @pytest.mark.parametrize("env_id", cardenvs.available_envs())
@@ -47,7 +51,7 @@ def test_train_game_with_no_option_is_the_shipped_agent_s_run(env_id):
     stored = _shipped_args(_with_recipe(env_id))
     run = selfplay.parse_args([env_id])
     settings = {name: value for name, value in vars(run).items() if name not in NOT_SETTINGS}
-    assert settings.pop("device") == "auto"
+    assert run.device == "auto"
     core = selfplay.Args()
     assert settings == {name: stored.get(name, getattr(core, name, None)) for name in settings}
     assert run.run_dir is None and selfplay.resolve_args(run).run_dir == f"runs/selfplay/{env_id}"
@@ -82,3 +86,14 @@ def test_the_recipe_s_first_two_updates_are_those_of_the_shipped_agent_s_trainer
     assert list(weights) == list(reference["weights"])  # the same modules, under the same names
     for name, sums in reference["weights"].items():
         np.testing.assert_allclose(weights[name], sums, rtol=RTOL, err_msg=name)
+
+
+@pytest.mark.parametrize("env_id", cardenvs.available_envs())
+def test_the_recipe_s_extensions_are_those_the_shipped_agent_recorded(env_id):
+    """A shipped agent trained since model.json records the recipe's extensions (``recipe``) was trained with the
+    extensions of today's recipe, a warm start from a teacher or search targets included; older ones record them
+    among their arguments (the test above)."""
+    info = _shipped_info(_with_recipe(env_id))
+    if "recipe" not in info:
+        pytest.skip(f"{env_id}'s shipped agent predates the recorded extensions")
+    assert info["recipe"] == recipe(env_id).extensions()
