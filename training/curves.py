@@ -3,7 +3,10 @@
 Each run's ``model.json`` (written by ``cardenvs train``; the committed agents keep theirs as
 ``agents/checkpoints/<env_id>.json``) holds its periodic tournaments against the rule-based agent. One panel per
 game: the trained agent's mean reward with its 95% confidence band against minutes of training (evaluations not
-counted), and the rule-based agent's reward in the same tournaments.
+counted), and the rule-based agent's reward in the same tournaments. It also prints, per run, the minutes of
+training to its first tournament level with the rule-based agent and to its first one ahead of it with the 95 %
+intervals apart (each side's interval has the same half-width: the two sides' rewards add up to a constant in
+every game of a tournament, so one side's mean moves exactly as the other's).
 
     python -m cardenvs.training.curves --runs agents/checkpoints/*.json --out docs/images/learning_curves.png
 """
@@ -31,6 +34,37 @@ class Options:
     """model.json files of self-play runs (one panel each)"""
     out: str = "docs/images/learning_curves.png"
     """the image to write"""
+
+
+def first_minutes(info: dict, ahead: bool) -> float | None:
+    """Minutes of training to the run's first periodic tournament where the trained agent is ahead of the rule-based
+    agent with intervals apart (``ahead``), or level with it (the intervals overlap, or ahead); None if none is.
+
+    Args:
+        info: a run's model.json, with its ``evaluations``.
+        ahead: ahead with intervals apart, rather than level or ahead.
+    """
+    for point in info["evaluations"]:
+        lead = point["mean_reward"] - point["heuristic_mean_reward"]
+        both_intervals = 2 * point["ci95"]
+        if lead > both_intervals or (not ahead and lead >= -both_intervals):
+            return point["train_seconds"] / SECONDS_PER_MINUTE
+    return None
+
+
+def pass_table(paths: Sequence[Path]) -> str:
+    """A markdown table, per run: its game, the minutes to its first tournament level with and ahead of the
+    rule-based agent (:func:`first_minutes`), and its whole training time."""
+    def shown(minutes: float | None) -> str:
+        return "never" if minutes is None else f"{minutes:.1f}"
+
+    rows = ["| game | minutes to level | minutes to ahead, intervals apart | training minutes |",
+            "|---|---:|---:|---:|"]
+    for path in paths:
+        info = json.loads(Path(path).read_text())
+        rows.append(f"| `{info['env_id']}` | {shown(first_minutes(info, ahead=False))} | "
+                    f"{shown(first_minutes(info, ahead=True))} | {info['train_seconds'] / SECONDS_PER_MINUTE:.1f} |")
+    return "\n".join(rows)
 
 
 def plot_curves(paths: Sequence[Path], out: Path) -> Path:
@@ -80,7 +114,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         print("error: give one or more model.json files (--runs ...)", file=sys.stderr)
         return EXIT_USAGE
     try:
-        print(plot_curves([Path(p) for p in options.runs], Path(options.out)))
+        paths = [Path(p) for p in options.runs]
+        print(plot_curves(paths, Path(options.out)))
+        print(pass_table(paths))
     except (OSError, ValueError, KeyError) as error:
         print(f"error: {error}", file=sys.stderr)
         return EXIT_USAGE
