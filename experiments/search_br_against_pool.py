@@ -30,7 +30,7 @@ import numpy as np
 
 import cardenvs
 from cardenvs.agents.best_response import DEVIATION_Z, make_search_best_response
-from cardenvs.agents.registry import SEARCH_KINDS, make_agent
+from cardenvs.agents.registry import SEARCH_KINDS, checkpoint_sha256, make_agent, shipped_checkpoint
 from cardenvs.evaluation.tournament import (
     agent_rewards,
     duplicate_mean_ci,
@@ -82,10 +82,13 @@ def main(argv: Sequence[str] | None = None) -> None:
     found = {}
     searched = {"search": args.search, "options": args.search_options, "network": args.network,
                 "deviation_z": DEVIATION_Z if args.network is not None else None}
+    shipped = shipped_checkpoint(args.env_id)
+    shipped_sha256 = None if shipped is None else checkpoint_sha256(shipped)
     for name, lineup in (("search BR", [responder, target]), (args.pool_agent, [args.pool_agent, args.target])):
-        # a results file resumes only the match of the same players: the search BR's name holds its settings
-        played = json.dumps(searched, sort_keys=True) if name == "search BR" else ""
-        digest = hashlib.sha256(played.encode()).hexdigest()[:DIGEST_LENGTH]
+        # a results file resumes only the match of the same players: its name holds the search BR's settings and
+        # the shipped network that `trained` and the search budgets may play
+        played = {"shipped_sha256": shipped_sha256, **(searched if name == "search BR" else {})}
+        digest = hashlib.sha256(json.dumps(played, sort_keys=True).encode()).hexdigest()[:DIGEST_LENGTH]
         path = RESULTS_DIR / f"{args.env_id}-{args.target}-{name.replace(' ', '_')}-{args.seed}-{digest}.jsonl"
         path.parent.mkdir(parents=True, exist_ok=True)
         started = time.perf_counter()

@@ -61,9 +61,12 @@ Results file
     number of games and every agent's identity). The first line is the tournament's header, each other line
     one game (see :data:`RESULT_FIELDS`). A rerun with the same arguments reads the file and plays only the
     games missing from it; a file whose header differs is refused, so different tournaments never mix. An
-    agent's identity is its spec (plus the checkpoint's content hash for ``ppo:PATH`` and ``rllib:PATH``) or,
-    for an :class:`~cardenvs.agents.base.Agent` instance, its class, name and a hash of its pickled state (an agent
-    that cannot be pickled gets a fresh identity every run, and so never resumes).
+    agent's identity is its spec plus the content hash of every trained network it may play: the checkpoint of
+    ``ppo:PATH`` and ``rllib:PATH``, each ``ppo:PATH`` among a search's options, and the game's shipped network
+    for every spec but ``random`` and ``heuristic`` (``trained``, and the search budgets that name it, explicitly or
+    through the game's defaults), so that results played with a network that has since been replaced are never
+    resumed. For an :class:`~cardenvs.agents.base.Agent` instance it is its class, name and a hash of its pickled
+    state (an agent that cannot be pickled gets a fresh identity every run, and so never resumes).
 """
 
 from __future__ import annotations
@@ -74,6 +77,7 @@ import itertools
 import json
 import math
 import pickle
+import re
 import time
 import uuid
 from collections.abc import Callable, Sequence
@@ -100,6 +104,10 @@ DEFAULT_BATCH_SIZE = 16384
 RESULTS_DIR = Path("runs") / "tournaments"
 #: version of the results file's layout (part of the header)
 RESULTS_FORMAT = 1
+#: agent specs that never play a trained network: their identity holds no network's hash
+NETWORK_FREE_SPECS = ("random", "heuristic")
+#: a ``ppo:PATH`` model named among a spec's options (a search's rollout, value or belief model)
+NESTED_MODEL = re.compile(r"ppo:([^,]+)")
 #: the fields of one game's line in the results file
 RESULT_FIELDS = {
     "game": "game index: deal * arrangements + arrangement",
@@ -678,7 +686,14 @@ def _build_agents(
     Trained policies given by path are named by the shortest ending of their paths that tells them apart
     (``ppo:a/model`` and ``ppo:b/model``), so that two checkpoints of the same file name stay recognisable.
     """
-    from cardenvs.agents.registry import TRAINED_KINDS, check_spec, checkpoint_names, checkpoint_sha256, make_agent
+    from cardenvs.agents.registry import (
+        TRAINED_KINDS,
+        check_spec,
+        checkpoint_names,
+        checkpoint_sha256,
+        make_agent,
+        shipped_checkpoint,
+    )
 
     for agent in agents:
         if isinstance(agent, str):
@@ -703,6 +718,13 @@ def _build_agents(
             if not checkpoint.is_file():
                 raise ValueError(f"agent {agent!r}: no checkpoint file at {checkpoint}")
             identity["checkpoint_sha256"] = checkpoint_sha256(checkpoint)
+        else:
+            nested = [Path(path) for path in NESTED_MODEL.findall(argument) if Path(path).is_file()]
+            if nested:
+                identity["option_checkpoints_sha256"] = [checkpoint_sha256(path) for path in nested]
+        shipped = shipped_checkpoint(env_id)
+        if agent not in NETWORK_FREE_SPECS and shipped is not None:
+            identity["shipped_sha256"] = checkpoint_sha256(shipped)
         agent_seed = cardenvs.game_seed(seed ^ _AGENT_SEED_SALT, index)
         built.append(make_agent(agent, env_id, layout, seed=agent_seed))
         if kind == "rllib":

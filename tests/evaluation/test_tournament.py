@@ -15,7 +15,7 @@ from cardenvs.agents.clabber import ClabberHeuristic
 from cardenvs.agents.registry import make_agent
 from cardenvs.evaluation import TournamentResult, run_tournament, seat_arrangements
 from cardenvs.evaluation.plot import plot_ladder
-from cardenvs.evaluation.tournament import Z_95
+from cardenvs.evaluation.tournament import Z_95, ResultsFileError
 
 PNG_SIGNATURE = b"\x89PNG\r\n\x1a\n"
 
@@ -308,3 +308,26 @@ def test_a_trained_policy_plays_by_its_spec(tmp_path):
     assert result.agents == ["heuristic", "ppo:slabberjan_v0"] and result.games == 8
     header, _ = _lines(path)
     assert header["agents"][1]["identity"]["checkpoint_sha256"] == hashlib.sha256(CHECKPOINT.read_bytes()).hexdigest()
+
+
+def test_a_results_file_played_with_another_shipped_network_is_refused(tmp_path, monkeypatch):
+    """``trained`` and the searches that may play the shipped network carry its content hash, the network-free
+    agents do not, and a nested ``ppo:PATH`` carries its own: once the shipped network is replaced, a rerun refuses
+    the old results instead of resuming them."""
+    from cardenvs.agents import registry
+
+    path, free = tmp_path / "r.jsonl", tmp_path / "free.jsonl"
+    lineup = ["trained", f"pimc:rollout=ppo:{CHECKPOINT},determinizations=2"]
+    run_tournament("slabberjan_v0", lineup, 2, progress=False, results_path=path)
+    run_tournament("slabberjan_v0", ["heuristic", "random"], 2, progress=False, results_path=free)
+    trained, searched = (agent["identity"] for agent in _lines(path)[0]["agents"])
+    shipped = hashlib.sha256(registry.shipped_checkpoint("slabberjan_v0").read_bytes()).hexdigest()
+    assert trained["shipped_sha256"] == shipped == searched["shipped_sha256"]
+    assert searched["option_checkpoints_sha256"] == [hashlib.sha256(CHECKPOINT.read_bytes()).hexdigest()]
+    assert all(set(agent["identity"]) == {"spec"} for agent in _lines(free)[0]["agents"])
+    hashed = registry.checkpoint_sha256
+    monkeypatch.setattr(registry, "checkpoint_sha256",
+                        lambda file: "0" * 64 if file == registry.shipped_checkpoint("slabberjan_v0") else hashed(file))
+    with pytest.raises(ResultsFileError, match="another tournament"):
+        run_tournament("slabberjan_v0", lineup, 2, progress=False, results_path=path)
+    assert run_tournament("slabberjan_v0", ["heuristic", "random"], 2, progress=False, results_path=free).games == 2
