@@ -9,8 +9,8 @@ at least two legal actions, so that every searched decision is a real search):
    multi-threaded kernel) over ``--playouts`` resampled records, each first playing a random legal action; the
    decisions counted are the records' ``step_count`` after minus before;
 3. **heuristic rollout decisions/s**: the same with the rule-based agent as the rollout policy, the way the search
-   agents play it. Where the agent has a compiled policy (Gin Slaughtre), that is ``compiled_playouts`` with the
-   ``rule_based`` policy, measured as above (the table marks it "compiled"). Elsewhere it is ``Playouts.returns``
+   agents play it. Where the agent has a compiled policy (Gin Slaughtre, Clabber), that is ``compiled_playouts`` with
+   the ``rule_based`` policy, measured as above (the table marks it "compiled"). Elsewhere it is ``Playouts.returns``
    (agents/search.py: a batched env stepped once per decision, the policy acting in Python between steps) over
    ``--heuristic-playouts`` records; a decision is one game stepped in one of those steps (one ``step_count``
    increment), counted on the playouts' env as it steps, since a finished game restarts there;
