@@ -17,7 +17,7 @@
 # # Train and evaluate an agent
 #
 # A short self-play run on Slabberjan with `cardenvs train` (the trainer of `bash scripts/main.sh`, here with
-# 1,000,000 decisions instead of its recipe's 3,000,000), its learning curve, then a duplicate-deal tournament of
+# 1,000,000 decisions instead of its recipe's 24,000,000), its learning curve, then a duplicate-deal tournament of
 # the trained agent against the random and rule-based agents, with its ladder plot. See
 # [docs/training.md](../docs/training.md) and [docs/evaluation.md](../docs/evaluation.md).
 
