@@ -70,7 +70,6 @@ from cardenvs.agents.search import (
     PIMCOptions,
     Playouts,
     _records,
-    confident_improvements,
     game_search_options,
     parse_options,
 )
@@ -223,11 +222,16 @@ class PIMCBestResponse(_AnswersTarget, PIMCAgent):
 
     def act_views(self, views: Sequence[SeatView]) -> np.ndarray:
         values = self.draw_values(views)
+        best = np.nanargmax(values.mean(axis=1), axis=1).astype(np.int64)
         if self.anchor is None or not views:
-            return np.nanargmax(values.mean(axis=1), axis=1).astype(np.int64)
+            return best
         anchored = np.asarray(self.anchor.act_batch(np.stack([view.observation for view in views]),
                                                     np.stack([view.action_mask for view in views])), np.int64)
-        best, confident = confident_improvements(values, anchored, DEVIATION_Z)
+        rows = np.arange(len(views))
+        # per draw, the best action's value over the anchor's, on the same hidden cards
+        advantage = values[rows, :, best] - values[rows, :, anchored]
+        standard_error = advantage.std(axis=1, ddof=1) / np.sqrt(advantage.shape[1])
+        confident = advantage.mean(axis=1) > DEVIATION_Z * standard_error
         return np.where(confident, best, anchored)
 
     def playout_returns(self, views: Sequence[SeatView], counts: Sequence[int], records: np.ndarray,

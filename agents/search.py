@@ -323,28 +323,6 @@ class Playouts:
         return values
 
 
-def confident_improvements(draw_values: np.ndarray, anchors: np.ndarray, z: float) -> tuple[np.ndarray, np.ndarray]:
-    """Where a search's best action beats a given choice with confidence: per decision, the action of the best mean
-    value over the determinizations, and whether its value over the ``anchors`` action's, paired by drawn state (the
-    same hidden cards), is above ``z`` standard errors of that paired difference.
-
-    Args:
-        draw_values: each legal action's value per determinization, ``[N, D, A]``, NaN where illegal
-            (:meth:`PIMCAgent.draw_values`); at least 2 determinizations.
-        anchors: the choice to beat at each decision, ``[N]`` legal actions.
-        z: standard errors the mean difference must exceed.
-
-    Returns:
-        The best actions ``[N]`` (int64) and whether each beats its anchor with confidence ``[N]`` (bool; False where
-        the best is the anchor).
-    """
-    rows = np.arange(len(draw_values))
-    best = np.nanargmax(draw_values.mean(axis=1), axis=1).astype(np.int64)
-    advantage = draw_values[rows, :, best] - draw_values[rows, :, anchors]
-    standard_error = advantage.std(axis=1, ddof=1) / np.sqrt(advantage.shape[1])
-    return best, advantage.mean(axis=1) > z * standard_error
-
-
 def _records(records: Sequence[np.record]) -> np.ndarray:
     """One structured array of the game's record type holding ``records``."""
     array = np.empty(len(records), records[0].dtype)

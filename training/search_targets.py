@@ -4,10 +4,8 @@ At some of the learning seats' decisions of each rollout, the ``pimc`` search ag
 seat's view (its hidden-card resampler, nothing hidden read) and gives each legal action its mean playout return.
 Their softmax at ``temperature`` (in units of the game's return) is the position's *search policy*, and the network's
 policy learns it: the cross-entropy between the search policy and the network's, at weight ``coef``, is added to
-PPO's loss at those decisions. Where many actions are near equal, a few playouts rank them by their noise, and a
-softmax of noise teaches the network to play at random; with a ``confidence`` the search teaches only where its best
-action beats the network's own choice by that many standard errors (paired by drawn state), and then that action.
-PPO still learns from every decision, with the actions the network itself sampled, so the rollout stays on-policy.
+PPO's loss at those decisions. PPO still learns from every decision, with the actions the network itself sampled,
+so the rollout stays on-policy.
 
 Where the search's options name :data:`NETWORK` as the ``rollout`` (or the ``value``), its playouts are played (or
 valued) by the network being trained, as it was at the start of the current *round*: every ``round_every`` learner
@@ -27,8 +25,6 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
-
-import cardenvs
 
 #: the word that stands, in the search's options, for the network being trained (as of the round's start)
 NETWORK = "network"
@@ -52,11 +48,6 @@ class SearchTargets:
             it is then (0: one round, with the network of the first round's start).
         begin: learner decisions before the first round: until then no decision is searched, so the search plays
             out with a network that has already learned (0: from the run's start).
-        confidence: above 0, a searched decision gets a target only where the search's best action beats the
-            network's own most probable action by that many standard errors of their paired difference over the
-            determinizations (``confident_improvements`` of ``cardenvs.agents.search``), and the target is that
-            action alone; the search's noise among near-equal actions then teaches nothing. 0: every searched
-            decision gets the softmax at ``temperature``.
     """
 
     search: str = f"rollout={NETWORK}"
@@ -65,7 +56,6 @@ class SearchTargets:
     coef: float = 1.0
     round_every: int = 0
     begin: int = 0
-    confidence: float = 0.0
 
     def check(self) -> None:
         """ValueError for settings that cannot work."""
@@ -79,8 +69,6 @@ class SearchTargets:
             raise ValueError(f"round_every must be 0 or more, got {self.round_every}")
         if self.begin < 0:
             raise ValueError(f"begin must be 0 or more, got {self.begin}")
-        if not (math.isfinite(self.confidence) and self.confidence >= 0):
-            raise ValueError(f"the targets' confidence must be 0 or more standard errors, got {self.confidence}")
 
     @property
     def uses_network(self) -> bool:
@@ -134,11 +122,7 @@ class SearchTeacher:
         self.env_id, self.layout = env_id, layout
         self.round_path = Path(run_dir) / ROUND_MODEL_NAME
         # the options are checked now, before any training; the models they name are loaded at each round
-        options = parse_options(SEARCH_KIND, self.options(), cardenvs.get_game(env_id).search_defaults)
-        if targets.confidence > 0 and options.determinizations < 2:
-            raise ValueError(f"confident search targets need at least 2 determinizations for a standard error, got "
-                             f"{options.determinizations}")
-        if options.belief != UNIFORM_BELIEF:
+        if parse_options(SEARCH_KIND, self.options()).belief != UNIFORM_BELIEF:
             raise ValueError(f"search targets draw from the resampler (belief={UNIFORM_BELIEF}): the trainer does not "
                              f"follow its games for a belief")
         self.rng = np.random.default_rng(seed)
@@ -181,18 +165,6 @@ class SearchTeacher:
         count = min(len(picked), math.ceil(self.targets.positions / steps))
         return np.sort(self.rng.choice(picked, count, replace=False)) if count else picked[:0]
 
-    def policies(self, views: list, greedy: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-        """The search policy ``[len(views), A]`` of each seat view, and which views have one ``[len(views)]``.
-
-        Args:
-            views: the decisions searched.
-            greedy: the network's most probable action at each (the choice a confident target must beat).
-        """
-        if self.targets.confidence == 0:
-            return search_policy(self.agent.action_values(views), self.targets.temperature), np.ones(len(views), bool)
-        from cardenvs.agents.search import confident_improvements
-
-        best, confident = confident_improvements(self.agent.draw_values(views), greedy, self.targets.confidence)
-        policies = np.zeros((len(views), len(views[0].action_mask) if views else 0), np.float32)
-        policies[np.arange(len(views)), best] = 1.0
-        return policies, confident
+    def policies(self, views: list) -> np.ndarray:
+        """The search policy ``[len(views), A]`` of each seat view."""
+        return search_policy(self.agent.action_values(views), self.targets.temperature)

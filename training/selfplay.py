@@ -255,9 +255,7 @@ class Trainer:
                     if self.teacher and self.teacher.searching:
                         searched = self.teacher.pick(picked, args.num_steps)
                         views = seat_views(venv, searched, current, obs, masks)
-                        greedy = logits.argmax(1).cpu().numpy()[np.searchsorted(picked, searched)]
-                        policies, targeted = self.teacher.policies(views, greedy)
-                        buffer.record(t, searched, search=policies, searched=targeted)
+                        buffer.record(t, searched, search=self.teacher.policies(views), searched=True)
                         self.timers.lap("search")
                     if self.kickstarter and self.kickstarter.teaching(self.decisions):
                         buffer.record(t, picked, teacher_action=self.kickstarter.actions(obs[picked], masks[picked]))

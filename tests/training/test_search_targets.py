@@ -19,7 +19,7 @@ torch = pytest.importorskip("torch")
 import cardenvs  # noqa: E402
 from cardenvs.agents.base import seat_views  # noqa: E402
 from cardenvs.agents.registry import make_agent  # noqa: E402
-from cardenvs.agents.search import confident_improvements, make_search_agent  # noqa: E402
+from cardenvs.agents.search import make_search_agent  # noqa: E402
 from cardenvs.agents.selfplay import SelfPlayAgent  # noqa: E402
 from cardenvs.training import selfplay  # noqa: E402
 from cardenvs.training.recipes import Recipe  # noqa: E402
@@ -122,7 +122,6 @@ def test_pimc_acts_on_the_best_of_its_action_values():
 @pytest.mark.parametrize(("settings", "message"), [
     ({"positions": 0}, "at least 1 position"), ({"temperature": 0.0}, "temperature"),
     ({"coef": -1.0}, "0 or more"), ({"round_every": -5}, "round_every"), ({"begin": -1}, "begin"),
-    ({"confidence": -1.0}, "confidence"), ({"confidence": float("nan")}, "confidence"),
 ])
 def test_impossible_settings_are_refused(settings, message):
     with pytest.raises(ValueError, match=message):
@@ -226,45 +225,3 @@ def test_no_decision_is_searched_before_begin(tmp_path):
     assert [done for decisions, done in searched] == [decisions >= targets.begin for decisions, _ in searched]
     assert any(done for _, done in searched) and not all(done for _, done in searched)
     assert trainer.teacher.round_started >= targets.begin
-
-
-def test_an_improvement_is_confident_only_beyond_the_stated_standard_errors():
-    nan = np.nan
-    # per draw: action 1 beats action 0 by 0.3 on every draw; action 2 is illegal
-    steady = [[0.0, 0.3, nan], [0.5, 0.8, nan], [-0.2, 0.1, nan], [0.1, 0.4, nan]]
-    # action 1's mean is higher, but its paired difference with action 0 swings: +0.1 ± 1.0 over four draws
-    noisy = [[0.0, 1.0, nan], [0.0, -0.8, nan], [0.0, 1.2, nan], [0.0, -1.0, nan]]
-    values = np.array([steady, steady, noisy])
-    best, confident = confident_improvements(values, np.array([0, 1, 0]), z=1.96)
-    assert best.tolist() == [1, 1, 1]
-    assert confident.tolist() == [True, False, False]  # the anchor itself is never beaten
-    difference = np.array([1.0, -0.8, 1.2, -1.0])
-    z = difference.mean() / (difference.std(ddof=1) / 2)
-    assert confident_improvements(values[2:], np.array([0]), z=0.9 * z)[1].tolist() == [True]
-    assert confident_improvements(values[2:], np.array([0]), z=1.1 * z)[1].tolist() == [False]
-
-
-def test_confident_targets_teach_the_best_action_only_where_it_beats_the_network_s_choice(tmp_path):
-    with full_deck() as layout:
-        venv = cardenvs.vector_env(TOY, num_envs=16)
-        obs, masks, current = venv.reset(seed=2)
-        views = seat_views(venv, np.arange(16), current, obs, masks)
-        targets = SearchTargets(search="determinizations=2,rollouts=1,rollout=heuristic", confidence=1.96)
-        teacher = SearchTeacher(targets, TOY, layout, tmp_path, seed=0)
-        teacher.start_round_if_due(0, lambda path: None)
-        # the full deck: every draw is the true deal and the rule-based playouts are deterministic, so each action's
-        # value is exact, and any action better than another beats it with confidence
-        values = teacher.agent.action_values(views)
-        best = np.nanargmax(values, axis=1)
-        worst = np.nanargmin(values, axis=1)
-        policies, targeted = teacher.policies(views, best)
-        assert not targeted.any()  # the network already plays the best action: nothing to teach
-        policies, targeted = teacher.policies(views, worst)
-        better = np.nanmax(values, axis=1) > np.nanmin(values, axis=1)
-        assert better.any() and not better.all()
-        assert targeted.tolist() == better.tolist()
-        assert (policies[targeted].argmax(axis=1) == best[targeted]).all()
-        assert (policies.sum(axis=1) == 1.0).all() and set(np.unique(policies)) == {0.0, 1.0}
-        with pytest.raises(ValueError, match="at least 2 determinizations"):
-            SearchTeacher(SearchTargets(search="determinizations=1,rollouts=1,rollout=heuristic", confidence=1.0),
-                          TOY, layout, tmp_path, seed=0)
