@@ -45,9 +45,7 @@ class SearchTargets:
         temperature: the softmax temperature of the search policy, in units of the game's return (above 0).
         coef: the weight of the search policy's cross-entropy in the loss.
         round_every: learner decisions between two rounds, after which the search plays out with the network as
-            it is then (0: one round, with the network of the first round's start).
-        begin: learner decisions before the first round: until then no decision is searched, so the search plays
-            out with a network that has already learned (0: from the run's start).
+            it is then (0: one round, with the network of the run's start).
     """
 
     search: str = f"rollout={NETWORK}"
@@ -55,7 +53,6 @@ class SearchTargets:
     temperature: float = 0.1
     coef: float = 1.0
     round_every: int = 0
-    begin: int = 0
 
     def check(self) -> None:
         """ValueError for settings that cannot work."""
@@ -67,8 +64,6 @@ class SearchTargets:
             raise ValueError(f"the search targets' weight must be 0 or more, got {self.coef}")
         if self.round_every < 0:
             raise ValueError(f"round_every must be 0 or more, got {self.round_every}")
-        if self.begin < 0:
-            raise ValueError(f"begin must be 0 or more, got {self.begin}")
 
     @property
     def uses_network(self) -> bool:
@@ -136,11 +131,9 @@ class SearchTeacher:
             for name, _, value in (option.partition("=") for option in self.targets.search.split(",") if option))
 
     def start_round_if_due(self, decisions: int, save_network: Callable[[Path], None]) -> bool:
-        """At the first rollout after ``begin`` decisions, and every ``round_every`` decisions after, begin a round:
-        the network is saved with ``save_network(path)`` where the search uses it, and the search agent is made
-        anew. True if a round began."""
-        if decisions < self.targets.begin:
-            return False
+        """At the run's first rollout, and every ``round_every`` decisions after, begin a round: the network is saved
+        with ``save_network(path)`` where the search uses it, and the search agent is made anew. True if a round
+        began."""
         every = self.targets.round_every
         due = self.agent is None or (every > 0 and decisions - self.round_started >= every)
         if not due:
@@ -153,11 +146,6 @@ class SearchTeacher:
                                        int(self.rng.integers(0, POLICY_SEED_LIMIT)))
         self.round_started = decisions
         return True
-
-    @property
-    def searching(self) -> bool:
-        """Whether a round has begun, so that decisions are searched."""
-        return self.agent is not None
 
     def pick(self, picked: np.ndarray, steps: int) -> np.ndarray:
         """Which of this step's learning-seat decisions ``picked`` (games) to search: about ``positions / steps``

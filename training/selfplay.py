@@ -252,7 +252,7 @@ class Trainer:
                     buffer.record(t, picked, obs=obs[picked], mask=masks[picked] != 0, action=actions[picked],
                                   logprob=logprob.cpu().numpy(), value=value.cpu().numpy(), seat=seat[picked],
                                   valid=True)
-                    if self.teacher and self.teacher.searching:
+                    if self.teacher:
                         searched = self.teacher.pick(picked, args.num_steps)
                         views = seat_views(venv, searched, current, obs, masks)
                         buffer.record(t, searched, search=self.teacher.policies(views), searched=True)

@@ -121,7 +121,7 @@ def test_pimc_acts_on_the_best_of_its_action_values():
 
 @pytest.mark.parametrize(("settings", "message"), [
     ({"positions": 0}, "at least 1 position"), ({"temperature": 0.0}, "temperature"),
-    ({"coef": -1.0}, "0 or more"), ({"round_every": -5}, "round_every"), ({"begin": -1}, "begin"),
+    ({"coef": -1.0}, "0 or more"), ({"round_every": -5}, "round_every"),
 ])
 def test_impossible_settings_are_refused(settings, message):
     with pytest.raises(ValueError, match=message):
@@ -205,23 +205,3 @@ def test_each_round_s_search_plays_out_with_the_network_as_the_round_began(tmp_p
     assert all(torch.equal(playout_network.state_dict()[name], last[name]) for name in last)
     assert not all(torch.equal(initial[name], last[name]) for name in initial)
     assert (tmp_path / ROUND_MODEL_NAME).is_file()
-
-
-def test_no_decision_is_searched_before_begin(tmp_path):
-    with full_deck():
-        args = selfplay.resolve_args(selfplay.Run(env_id=TOY, total_decisions=1_500, run_dir=str(tmp_path),
-                                                  **TOY_RUN))
-        targets = SearchTargets(search=TOY_SEARCH, positions=8, begin=700)
-        trainer = selfplay.Trainer(args, plan=Recipe(search_targets=targets))
-        searched = []  # (learner decisions at the rollout's start, whether the rollout searched any decision)
-        original = trainer.learn
-
-        def learn(buffer, *rest):
-            searched.append((trainer.decisions, bool(buffer.searched.any())))
-            return original(buffer, *rest)
-
-        trainer.learn = learn
-        trainer.train()
-    assert [done for decisions, done in searched] == [decisions >= targets.begin for decisions, _ in searched]
-    assert any(done for _, done in searched) and not all(done for _, done in searched)
-    assert trainer.teacher.round_started >= targets.begin
