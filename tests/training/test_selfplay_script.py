@@ -312,7 +312,10 @@ def test_shipped_agents_load_for_their_game_and_act_legally(env_id):
     assert path.stat().st_size < MAX_MODEL_BYTES
     venv = cardenvs.vector_env(env_id, 16)
     agent = SelfPlayAgent.load(path, env_id, venv.layout, venv.num_actions)
-    assert agent.network.aux_to_policy == info["args"].get("aux_to_policy", False)
+    # a run records its recipe's extensions (``recipe``); an agent shipped before that, its options (``args``)
+    auxiliary = info["recipe"]["auxiliary"] if "recipe" in info else None
+    to_policy = auxiliary["to_policy"] if auxiliary else info["args"].get("aux_to_policy", False)
+    assert agent.network.aux_to_policy == to_policy
     assert isinstance(make_agent("trained", env_id, venv.layout), SelfPlayAgent)
     observations, masks, _ = venv.reset(seed=1)
     for _ in range(10):
